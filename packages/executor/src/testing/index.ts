@@ -1,0 +1,4 @@
+/**
+ * Test helpers of `@marin/executor`, published as `@marin/executor/testing`.
+ */
+export {};

@@ -1,0 +1,4 @@
+/**
+ * Test helpers of `@marin/fray`, published as `@marin/fray/testing`.
+ */
+export {};

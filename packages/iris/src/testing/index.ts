@@ -1,0 +1,4 @@
+/**
+ * Test helpers of `@marin/iris`, published as `@marin/iris/testing`.
+ */
+export {};

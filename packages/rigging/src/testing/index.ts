@@ -1,0 +1,4 @@
+/**
+ * Test helpers of `@marin/rigging`, published as `@marin/rigging/testing`.
+ */
+export {};
