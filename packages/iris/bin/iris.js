@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The `iris` command. It runs the built CLI (dist/); from a source checkout, build it first with
+// `npx nx run @marin/iris:build` (the README's setup command does).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/cli/index.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  console.error('iris: the CLI is not built yet; run `npx nx run @marin/iris:build` (or `npx nx run-many -t build`) first');
+  process.exit(2);
+}
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));
