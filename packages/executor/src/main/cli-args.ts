@@ -1,0 +1,196 @@
+import { z } from 'zod';
+import { ExecutorError } from '../errors.js';
+
+/** How progress is shown: `auto` (live on a TTY outside CI, plain otherwise), `live` or `plain`. */
+export const ProgressModeSchema = z.enum(['auto', 'live', 'plain']);
+
+/** A progress mode accepted by `run()` and `--progress`. */
+export type ProgressMode = z.output<typeof ProgressModeSchema>;
+
+/** The parsed command line of an experiment entry script, as `executorMain` uses it. */
+export const ExecutorArgsSchema = z.object({
+  prefix: z.string().min(1).nullable(),
+  executorInfoBasePath: z.string().min(1).nullable(),
+  dryRun: z.boolean(),
+  forceRunFailed: z.boolean(),
+  runOnly: z.array(z.string()).nullable(),
+  maxConcurrent: z.number().int().nullable(),
+  progress: ProgressModeSchema,
+  help: z.boolean(),
+  runStep: z.string().nullable(),
+  stepConfigFile: z.string().nullable(),
+});
+
+/** The parsed command line of an experiment entry script. */
+export type ExecutorArgs = z.output<typeof ExecutorArgsSchema>;
+
+/** The usage text printed by `--help` and on a usage error. */
+export const EXECUTOR_USAGE = `usage: <entry script> [options]
+
+options:
+  --prefix <path|url>                  root of all outputs (default: MARIN_PREFIX, cluster config
+                                       root, regional bucket, else /tmp/marin)
+  --executor-info-base-path <path|url> where the experiment JSON goes (default: <prefix>/experiments)
+  --dry-run [true|false]               explain what would run and write nothing (default: false)
+  --force-run-failed [true|false]      rerun steps whose last attempt failed (default: true)
+  --run-only <regex>                   run these steps (matched by regex) and their dependencies
+                                       only; repeatable, or a JSON array '["^a", "b"]'
+  --max-concurrent <n>                 at most n steps active at once (default: 8)
+  --progress auto|live|plain           progress display (default: auto)
+  --help                               print this help
+
+Underscore spellings (--dry_run, --run_only, ...) and --flag=value are accepted.
+`;
+
+type FlagKind = 'string' | 'boolean' | 'runOnly' | 'integer' | 'progress' | 'help' | 'internal';
+
+const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
+  prefix: { key: 'prefix', kind: 'string' },
+  'executor-info-base-path': { key: 'executorInfoBasePath', kind: 'string' },
+  'dry-run': { key: 'dryRun', kind: 'boolean' },
+  'force-run-failed': { key: 'forceRunFailed', kind: 'boolean' },
+  'run-only': { key: 'runOnly', kind: 'runOnly' },
+  'max-concurrent': { key: 'maxConcurrent', kind: 'integer' },
+  progress: { key: 'progress', kind: 'progress' },
+  help: { key: 'help', kind: 'help' },
+  'run-step': { key: 'runStep', kind: 'internal' },
+  'step-config-file': { key: 'stepConfigFile', kind: 'internal' },
+};
+
+const TRUE_WORDS = new Set(['true', '1', 'yes']);
+const FALSE_WORDS = new Set(['false', '0', 'no']);
+
+function usageError(message: string, details: Record<string, unknown> = {}): ExecutorError {
+  return new ExecutorError('EXECUTOR_INVALID_ARGUMENT', message, { details: { ...details, usage: true } });
+}
+
+function parseBooleanWord(word: string): boolean | null {
+  const w = word.toLowerCase();
+  if (TRUE_WORDS.has(w)) return true;
+  if (FALSE_WORDS.has(w)) return false;
+  return null;
+}
+
+/**
+ * Checks that every `--run-only` pattern compiles as a JS regular expression.
+ *
+ * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT naming the first pattern that does not compile.
+ */
+export function compileRunOnly(patterns: readonly string[]): RegExp[] {
+  return patterns.map((p) => {
+    try {
+      return new RegExp(p);
+    } catch (cause) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `invalid run_only regex ${JSON.stringify(p)}`, {
+        cause,
+        details: { pattern: p, usage: true },
+      });
+    }
+  });
+}
+
+function parseRunOnlyValue(value: string): string[] {
+  if (!value.trimStart().startsWith('[')) return [value];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (cause) {
+    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `--run-only value ${value} is not a valid JSON array`, {
+      cause,
+      details: { usage: true },
+    });
+  }
+  const list = z.array(z.string()).safeParse(parsed);
+  if (!list.success) throw usageError(`--run-only value ${value} must be a JSON array of strings`);
+  return list.data;
+}
+
+/**
+ * Parses an entry script's arguments (`process.argv.slice(2)`) as Marin's `executor_main` does.
+ *
+ * `--flag value` and `--flag=value` both work; `_` and `-` spellings are equivalent; a boolean flag
+ * alone means `true` and consumes a following `true|false|1|0|yes|no`; `--run-only` accumulates and
+ * takes a JSON array when its value starts with `[`.
+ *
+ * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT (with `details.usage = true`) for an unknown
+ * flag, a positional argument, a missing or malformed value, `--max-concurrent` below 1 or a
+ * `--run-only` pattern that is not a valid regular expression.
+ */
+export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
+  const out: ExecutorArgs = {
+    prefix: null,
+    executorInfoBasePath: null,
+    dryRun: false,
+    forceRunFailed: true,
+    runOnly: null,
+    maxConcurrent: null,
+    progress: 'auto',
+    help: false,
+    runStep: null,
+    stepConfigFile: null,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--') || arg === '--') {
+      throw usageError(`unexpected positional argument ${JSON.stringify(arg)}`, { argument: arg });
+    }
+    const eq = arg.indexOf('=');
+    const rawName = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)).replaceAll('_', '-');
+    const inline = eq === -1 ? null : arg.slice(eq + 1);
+    const flag = FLAGS[rawName];
+    if (flag === undefined) throw usageError(`unknown flag ${JSON.stringify(arg)}`, { flag: arg });
+    const takeValue = (): string => {
+      if (inline !== null) return inline;
+      const next = argv[i + 1];
+      if (next === undefined) throw usageError(`flag --${rawName} needs a value`, { flag: arg });
+      i++;
+      return next;
+    };
+    switch (flag.kind) {
+      case 'help':
+        out.help = true;
+        break;
+      case 'boolean': {
+        let value = true;
+        if (inline !== null) {
+          const b = parseBooleanWord(inline);
+          if (b === null) throw usageError(`flag --${rawName} expects true or false, got ${JSON.stringify(inline)}`);
+          value = b;
+        } else if (argv[i + 1] !== undefined && parseBooleanWord(argv[i + 1]!) !== null) {
+          value = parseBooleanWord(argv[i + 1]!)!;
+          i++;
+        }
+        (out as Record<string, unknown>)[flag.key] = value;
+        break;
+      }
+      case 'string':
+        (out as Record<string, unknown>)[flag.key] = takeValue();
+        break;
+      case 'runOnly':
+        out.runOnly = [...(out.runOnly ?? []), ...parseRunOnlyValue(takeValue())];
+        break;
+      case 'integer': {
+        const value = takeValue();
+        if (!/^[+-]?\d+$/.test(value.trim())) {
+          throw usageError(`max_concurrent must be a positive integer, got ${value}`, { value });
+        }
+        const n = Number(value);
+        if (n < 1) throw usageError(`max_concurrent must be a positive integer, got ${n}`, { value: n });
+        out.maxConcurrent = n;
+        break;
+      }
+      case 'progress': {
+        const value = takeValue();
+        const mode = ProgressModeSchema.safeParse(value);
+        if (!mode.success) throw usageError(`--progress must be auto, live or plain, got ${JSON.stringify(value)}`);
+        out.progress = mode.data;
+        break;
+      }
+      case 'internal':
+        (out as Record<string, unknown>)[flag.key] = takeValue();
+        break;
+    }
+  }
+  if (out.runOnly !== null) compileRunOnly(out.runOnly);
+  return ExecutorArgsSchema.parse(out);
+}
