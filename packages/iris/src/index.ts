@@ -4,3 +4,27 @@
  */
 export { IrisError } from './errors.js';
 export type { IrisErrorCode } from './errors.js';
+export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, tpuVariantName } from './tpu/tpu-topology.js';
+export type { TpuFamily, TpuTopology } from './tpu/tpu-topology.js';
+export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './tpu/tpu-replicas.js';
+export type { ReplicaPlan } from './tpu/tpu-replicas.js';
+export type {
+  Assignment,
+  AttributeValue,
+  Constraint,
+  ConstraintMode,
+  ConstraintOp,
+  Coscheduling,
+  DeviceSpec,
+  GangPlacement,
+  PendingJobDiagnostic,
+  ResourceAmounts,
+  SchedulerJob,
+  SchedulerLimits,
+  SchedulerTask,
+  SchedulerTaskState,
+  SchedulerWorker,
+  SchedulingInput,
+  SchedulingResult,
+  WorkerAttributes,
+} from './scheduler/types.js';

@@ -1,0 +1,186 @@
+/**
+ * Plain data in and out of the scheduling kernel. The controller adapts one consistent DB snapshot
+ * to `SchedulingInput` each tick and commits the `SchedulingResult` it gets back; nothing here
+ * touches a socket, a clock or the DB.
+ */
+
+/** A typed worker attribute value; strings that parse as numbers compare numerically. */
+export type AttributeValue = string | number;
+
+/** Worker attributes by key (`device-type`, `tpu-name`, `region`, `taint:<x>`, …). */
+export type WorkerAttributes = Readonly<Record<string, AttributeValue>>;
+
+/** Constraint operators of §3.3. */
+export type ConstraintOp = 'EQ' | 'NE' | 'EXISTS' | 'NOT_EXISTS' | 'GT' | 'GE' | 'LT' | 'LE' | 'IN';
+
+/** `REQUIRED` constraints filter workers; `PREFERRED` ones only rank them. */
+export type ConstraintMode = 'REQUIRED' | 'PREFERRED';
+
+/** One placement constraint on a worker attribute. */
+export interface Constraint {
+  /** Attribute key, e.g. `device-variant`. */
+  readonly key: string;
+  /** Comparison operator. */
+  readonly op: ConstraintOp;
+  /** Operand of `EQ NE GT GE LT LE`. */
+  readonly value?: AttributeValue;
+  /** Operands of `IN`. */
+  readonly values?: readonly AttributeValue[];
+  /** @default 'REQUIRED' */
+  readonly mode?: ConstraintMode;
+}
+
+/** How the tasks of a job are grouped into gangs placed all or nothing. */
+export interface Coscheduling {
+  /** Worker attribute whose value defines a group, e.g. `tpu-name` or `pool`. */
+  readonly groupBy: string;
+  /** Tasks per group; 0 = all pending tasks of the job in one group. */
+  readonly tasksPerGroup: number;
+}
+
+/** The device a task asks for (the scheduler only reads `kind` and `variant`). */
+export type DeviceSpec =
+  | { readonly kind: 'cpu'; readonly variant?: string }
+  | { readonly kind: 'gpu'; readonly variant: string; readonly count?: number }
+  | { readonly kind: 'tpu'; readonly variant: string; readonly topology?: string; readonly count?: number };
+
+/** Quantities the scheduler enforces. Zero requirements are never checked. */
+export interface ResourceAmounts {
+  /** 1000 = one core. */
+  readonly cpuMillicores: number;
+  readonly memoryBytes: number;
+  readonly gpuCount: number;
+  /** TPU chips (per task = chips per VM). */
+  readonly tpuChips: number;
+}
+
+/** One registered worker as the scheduler sees it this tick. */
+export interface SchedulerWorker {
+  readonly workerId: string;
+  /** Unhealthy workers are never candidates. */
+  readonly healthy: boolean;
+  readonly attributes: WorkerAttributes;
+  /** Totals the worker advertised at registration. */
+  readonly capacity: ResourceAmounts;
+  /**
+   * Resources held by live attempts (ASSIGNED, BUILDING, RUNNING, including ones being stopped),
+   * derived from attempt rows each tick, never stored as a counter.
+   */
+  readonly committed: ResourceAmounts;
+  /** Attempts on this worker still preparing (ASSIGNED or BUILDING). */
+  readonly buildingCount: number;
+}
+
+/** A job's scheduling-relevant configuration. */
+export interface SchedulerJob {
+  readonly jobId: string;
+  /** Job components below the user: `/alice/train` = 1. Deeper jobs go first. */
+  readonly depth: number;
+  /** Submission time of the job's root; older trees go first. */
+  readonly rootSubmittedAtMs: number;
+  readonly submittedAtMs: number;
+  /** Monotonic insertion sequence; the FIFO tie-break. */
+  readonly insertionSeq: number;
+  /** What one task needs. */
+  readonly resources: ResourceAmounts;
+  /** Merged constraints (derived device constraints, user, parent), in that order. */
+  readonly constraints: readonly Constraint[];
+  /** Gang shape, or `null` for independently placed tasks. */
+  readonly coscheduling: Coscheduling | null;
+}
+
+/** Task states as stored by the controller (`MISSING` only appears in worker observations). */
+export type SchedulerTaskState =
+  | 'PENDING'
+  | 'ASSIGNED'
+  | 'BUILDING'
+  | 'RUNNING'
+  | 'SUCCEEDED'
+  | 'FAILED'
+  | 'KILLED'
+  | 'WORKER_FAILED'
+  | 'UNSCHEDULABLE'
+  | 'PREEMPTED'
+  | 'COSCHED_FAILED';
+
+/** A task of a job in the snapshot. Terminal tasks may be left out. */
+export interface SchedulerTask {
+  readonly taskId: string;
+  readonly jobId: string;
+  /** `0..replicas-1`; the last queue key, and the rank source for gangs. */
+  readonly taskIndex: number;
+  readonly state: SchedulerTaskState;
+  /**
+   * True while an attempt of this task is still live on a worker (e.g. a bounced gang member whose
+   * old process is being stopped); such a task is not placed until the attempt has ended.
+   * @default false
+   */
+  readonly hasLiveAttempt?: boolean;
+  /** Absolute scheduling deadline; `null`/absent = wait forever. */
+  readonly schedulingDeadlineMs?: number | null;
+}
+
+/** Per-tick limits of §8.3. */
+export interface SchedulerLimits {
+  /** A worker with this many preparing attempts takes no more. @default 8 */
+  readonly maxBuildingTasks?: number;
+  /** Assignments one worker may receive in one tick. @default 4 */
+  readonly maxAssignmentsPerWorker?: number;
+}
+
+/** Everything `scheduleTick` reads. */
+export interface SchedulingInput {
+  /** The tick's clock reading, used only for scheduling deadlines. */
+  readonly nowMs: number;
+  /** Workers in registration order (the last tie-break between candidates). */
+  readonly workers: readonly SchedulerWorker[];
+  readonly jobs: readonly SchedulerJob[];
+  readonly tasks: readonly SchedulerTask[];
+  readonly limits?: SchedulerLimits;
+}
+
+/** Where a gang member sits in its gang; the controller fills `RunTaskRequest.gang` from it. */
+export interface GangPlacement {
+  /** The `groupBy` attribute value shared by the group, e.g. the slice name. */
+  readonly groupValue: string;
+  /** Rank inside the group (`taskIndex mod tasksPerGroup`); on TPU equals `tpu-worker-id`. */
+  readonly rank: number;
+  /** Tasks per group. */
+  readonly groupSize: number;
+  /** Which group (slice) of the job, `floor(taskIndex / groupSize)`. */
+  readonly sliceIndex: number;
+  /** Groups (slices) the job spans. */
+  readonly sliceCount: number;
+  /** Worker ids of this group by rank; the controller maps them to addresses. */
+  readonly peerWorkerIds: readonly string[];
+}
+
+/** One decision: start the next attempt of `taskId` on `workerId`. */
+export interface Assignment {
+  readonly taskId: string;
+  readonly jobId: string;
+  readonly workerId: string;
+  /** Set for coscheduled jobs. */
+  readonly gang?: GangPlacement;
+}
+
+/** Why a job still has pending tasks after this tick. */
+export interface PendingJobDiagnostic {
+  readonly jobId: string;
+  /** The first pending task, the one the reason describes. */
+  readonly taskId: string;
+  /** Human-readable reason (§8.6); never empty and never "unknown". */
+  readonly reason: string;
+  /** False when no current worker could host the job even if it were idle. */
+  readonly canBeScheduled: boolean;
+}
+
+/** Everything `scheduleTick` decides. */
+export interface SchedulingResult {
+  /** New attempts to commit, in placement order. */
+  readonly assignments: readonly Assignment[];
+  /** Pending tasks whose scheduling deadline has passed: the controller marks them UNSCHEDULABLE. */
+  readonly expiredTaskIds: readonly string[];
+  /** One entry per job that still has placeable pending tasks after this tick. */
+  readonly pendingJobs: readonly PendingJobDiagnostic[];
+}
