@@ -1,0 +1,233 @@
+import { RiggingError } from '../errors.js';
+import { FloatValue } from './float-value.js';
+import { pyFloatRepr, pyIntRepr } from './py-float-repr.js';
+import { compareCodePoints, pyQuote } from './py-string.js';
+
+/** Options of {@link pyJsonDumps}. */
+export interface PyJsonDumpsOptions {
+  /** Sort object keys recursively by Unicode code point (Python `sort_keys=True`). @default false */
+  sortKeys?: boolean;
+  /**
+   * Pretty-print with this many spaces per level (Python `indent=n`: items end with `,`, keys use
+   * `": "`). `null` or absent means compact mode with `", "` and `": "` separators.
+   * @default null
+   */
+  indent?: number | null;
+  /**
+   * Strict mode throws on anything JSON cannot represent (functions, symbols, `Set`s, built-in class
+   * instances, cycles, non-string `Map` keys, values refused by `reject`). Lenient mode never throws:
+   * it writes functions as `"<function NAME>"`, `Set`s as arrays, `Date`s as ISO strings and anything
+   * else as `String(x)`, with one warning per kind of value.
+   * @default true
+   */
+  strict?: boolean;
+  /**
+   * Extra refusal hook: return a short description (e.g. `"an ExecutorStep"`) to refuse an object,
+   * or `undefined` to serialize it normally. Called for every non-array, non-`Map` object.
+   */
+  reject?: (value: object) => string | undefined;
+  /** Receives lenient-mode warnings. @default writes one line to stderr */
+  onWarning?: (message: string) => void;
+}
+
+/** One key-path step: an object key or an array index. */
+export type PyJsonPathSegment = string | number;
+
+const BUILTIN_CTORS: readonly (abstract new (...args: never[]) => unknown)[] = [
+  Date, RegExp, URL, Error, Promise, ArrayBuffer, WeakMap, WeakSet, WeakRef, Boolean, Number, String,
+];
+
+/** True for instances of built-in classes that JSON has no form for (`Date`, `RegExp`, buffers…). */
+export function isBuiltinInstance(x: object): boolean {
+  if (ArrayBuffer.isView(x)) return true;
+  for (const ctor of BUILTIN_CTORS) if (x instanceof ctor) return true;
+  return typeof SharedArrayBuffer !== 'undefined' && x instanceof SharedArrayBuffer;
+}
+
+/** Renders a key path as `a.b[0].c` (the root is `""`). */
+export function formatPyJsonPath(segments: readonly PyJsonPathSegment[]): string {
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else out += out === '' ? s : `.${s}`;
+  }
+  return out;
+}
+
+function kindOf(x: unknown): string {
+  if (typeof x === 'function') return 'function';
+  if (typeof x === 'symbol') return 'symbol';
+  if (typeof x === 'object' && x !== null) return x.constructor?.name ?? 'object';
+  return typeof x;
+}
+
+interface Writer {
+  sortKeys: boolean;
+  indent: string | null;
+  strict: boolean;
+  reject: ((value: object) => string | undefined) | undefined;
+  warn: (message: string) => void;
+  warned: Set<string>;
+  stack: Set<object>;
+  path: PyJsonPathSegment[];
+}
+
+function fail(w: Writer, what: string, extra: Record<string, unknown> = {}): never {
+  const path = formatPyJsonPath(w.path);
+  throw new RiggingError(
+    'RIGGING_INVALID_ARGUMENT',
+    `cannot serialize ${what} at "${path}" as JSON`,
+    { details: { path, segments: [...w.path], kind: what, ...extra } },
+  );
+}
+
+function lenient(w: Writer, kind: string, text: string): string {
+  if (!w.warned.has(kind)) {
+    w.warned.add(kind);
+    w.warn(`pyJsonDumps: writing ${kind} values as strings (first at "${formatPyJsonPath(w.path)}")`);
+  }
+  return pyQuote(text);
+}
+
+function sep(w: Writer, depth: number): string {
+  return w.indent === null ? '' : `\n${w.indent.repeat(depth)}`;
+}
+
+function writeEntries(w: Writer, entries: [string, unknown][], depth: number): string {
+  if (entries.length === 0) return '{}';
+  if (w.sortKeys) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
+  const itemSep = w.indent === null ? ', ' : ',';
+  const inner = sep(w, depth + 1);
+  let out = '{';
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i] as [string, unknown];
+    w.path.push(k);
+    out += `${i === 0 ? '' : itemSep}${inner}${pyQuote(k)}: ${write(w, v, depth + 1)}`;
+    w.path.pop();
+  }
+  return `${out}${sep(w, depth)}}`;
+}
+
+function writeItems(w: Writer, items: Iterable<unknown>, depth: number): string {
+  const itemSep = w.indent === null ? ', ' : ',';
+  const inner = sep(w, depth + 1);
+  let out = '[';
+  let i = 0;
+  for (const v of items) {
+    w.path.push(i);
+    out += `${i === 0 ? '' : itemSep}${inner}${write(w, v, depth + 1)}`;
+    w.path.pop();
+    i++;
+  }
+  return i === 0 ? '[]' : `${out}${sep(w, depth)}]`;
+}
+
+function mapEntries(w: Writer, m: Map<unknown, unknown>): [string, unknown][] {
+  const entries: [string, unknown][] = [];
+  for (const [k, v] of m) {
+    if (typeof k !== 'string') {
+      if (w.strict) fail(w, `a Map key of type ${kindOf(k)}`, { key: String(k) });
+      entries.push([String(k), v]);
+    } else {
+      entries.push([k, v]);
+    }
+  }
+  return entries;
+}
+
+function writeObject(w: Writer, x: object, depth: number): string {
+  if (Array.isArray(x)) return writeItems(w, x, depth);
+  if (x instanceof Map) return writeEntries(w, mapEntries(w, x), depth);
+  if (x instanceof Set) {
+    if (w.strict) fail(w, 'a Set');
+    if (!w.warned.has('Set')) {
+      w.warned.add('Set');
+      w.warn(`pyJsonDumps: writing Set values as arrays (first at "${formatPyJsonPath(w.path)}")`);
+    }
+    return writeItems(w, x, depth);
+  }
+  const refused = w.reject?.(x);
+  if (refused !== undefined) {
+    if (w.strict) fail(w, refused);
+    return lenient(w, kindOf(x), String(x));
+  }
+  if (isBuiltinInstance(x)) {
+    if (w.strict) fail(w, `a ${kindOf(x)} instance`);
+    if (x instanceof Date) return lenient(w, 'Date', Number.isNaN(x.getTime()) ? String(x) : x.toISOString());
+    return lenient(w, kindOf(x), String(x));
+  }
+  const entries: [string, unknown][] = [];
+  for (const k of Object.keys(x)) entries.push([k, (x as Record<string, unknown>)[k]]);
+  return writeEntries(w, entries, depth);
+}
+
+function write(w: Writer, v: unknown, depth: number): string {
+  switch (typeof v) {
+    case 'string':
+      return pyQuote(v);
+    case 'number':
+      return Number.isInteger(v) ? pyIntRepr(v) : pyFloatRepr(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+    case 'bigint':
+      return v.toString();
+    case 'function':
+      if (w.strict) fail(w, 'a function');
+      return lenient(w, 'function', `<function ${v.name === '' ? '<anonymous>' : v.name}>`);
+    case 'symbol':
+      if (w.strict) fail(w, 'a symbol');
+      return lenient(w, 'symbol', String(v));
+  }
+  if (v === null) return 'null';
+  const obj = v as object;
+  if (FloatValue.is(obj)) return pyFloatRepr(obj.value);
+  if (w.stack.has(obj)) {
+    if (w.strict) fail(w, 'a cyclic reference');
+    return lenient(w, 'cycle', '<circular reference>');
+  }
+  w.stack.add(obj);
+  try {
+    return writeObject(w, obj, depth);
+  } finally {
+    w.stack.delete(obj);
+  }
+}
+
+function stderrWarning(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/**
+ * Serializes `value` byte for byte as CPython's `json.dumps` would (the executor hashes this text).
+ *
+ * Compact mode uses `", "` / `": "`; `sortKeys` orders keys by code point; integers print as exact
+ * digits and non-integers (and {@link FloatValue}s) with Python's float repr; strings are escaped
+ * with `ensure_ascii`; `undefined` is `null`; `bigint` prints its digits; records, `Map`s with string
+ * keys and arrays nest. The text never ends with a newline.
+ *
+ * @example
+ * pyJsonDumps({ b: float(1), a: [1e-5, 'é'] }, { sortKeys: true }); // '{"a": [1e-05, "\\u00e9"], "b": 1.0}'
+ * @throws {RiggingError} RIGGING_INVALID_ARGUMENT in strict mode for a value JSON cannot represent;
+ *   `details.path` is the key path (`a.b[0]`) and `details.segments` its parts.
+ */
+export function pyJsonDumps(value: unknown, options: PyJsonDumpsOptions = {}): string {
+  const indent = options.indent ?? null;
+  if (indent !== null && (!Number.isInteger(indent) || indent < 0)) {
+    throw new RiggingError('RIGGING_INVALID_ARGUMENT', `indent must be a non-negative integer, got ${indent}`, {
+      details: { indent },
+    });
+  }
+  const w: Writer = {
+    sortKeys: options.sortKeys ?? false,
+    indent: indent === null ? null : ' '.repeat(indent),
+    strict: options.strict ?? true,
+    reject: options.reject,
+    warn: options.onWarning ?? stderrWarning,
+    warned: new Set(),
+    stack: new Set(),
+    path: [],
+  };
+  return write(w, value, 0);
+}
