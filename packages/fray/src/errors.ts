@@ -8,6 +8,8 @@ export type FrayErrorCode =
   | 'FRAY_JOB_NOT_FOUND'
   | 'FRAY_JOB_ALREADY_EXISTS'
   | 'FRAY_TIMEOUT'
+  | 'FRAY_WAIT_TIMEOUT'
+  | 'FRAY_ENTRYPOINT_NOT_PORTABLE'
   | 'FRAY_BACKEND_UNAVAILABLE'
   | 'FRAY_INVALID_ARGUMENT';
 
@@ -16,7 +18,7 @@ const BRAND = Symbol.for('@marin/fray/FrayError');
 
 /** The one error class of `@marin/fray`: a closed `code`, a `retryable` flag and a `cause` chain. */
 export class FrayError extends CodedError<FrayErrorCode> {
-  override readonly name = 'FrayError';
+  override readonly name: string = 'FrayError';
   readonly [BRAND] = true;
 
   constructor(code: FrayErrorCode, message: string, opts: CodedErrorOptions = {}) {
@@ -31,5 +33,68 @@ export class FrayError extends CodedError<FrayErrorCode> {
   /** True when `e` is a FrayError carrying `code`. */
   static hasCode(e: unknown, code: FrayErrorCode): e is FrayError {
     return FrayError.is(e) && e.code === code;
+  }
+
+  /** Wraps whatever a boundary caught; a FrayError passes through unchanged. */
+  static from(e: unknown, code: FrayErrorCode = 'FRAY_BACKEND_UNAVAILABLE'): FrayError {
+    if (FrayError.is(e)) return e;
+    return new FrayError(code, e instanceof Error ? e.message : String(e), { cause: e });
+  }
+}
+
+/** A job ended `failed` or `stopped` while its caller asked to raise on failure. */
+export class JobFailed extends FrayError {
+  override readonly name: string = 'JobFailed';
+
+  /**
+   * @param jobId the failed job's id
+   * @param failedStatus `failed` or `stopped`
+   * @param cause the original error (local backend) or the backend's status error
+   */
+  constructor(
+    readonly jobId: string,
+    readonly failedStatus: 'failed' | 'stopped',
+    message: string,
+    cause?: unknown,
+  ) {
+    super('FRAY_JOB_FAILED', message, { cause, details: { jobId, failedStatus } });
+  }
+}
+
+/** A job of the same name exists and the caller passed `adoptExisting: false`. */
+export class JobAlreadyExists extends FrayError {
+  override readonly name: string = 'JobAlreadyExists';
+
+  /**
+   * @param jobName the conflicting name
+   * @param handle a handle to the existing job, when the backend can give one
+   */
+  constructor(
+    readonly jobName: string,
+    readonly handle?: unknown,
+    cause?: unknown,
+  ) {
+    super('FRAY_JOB_ALREADY_EXISTS', `job "${jobName}" already exists; pass adoptExisting: true to reuse it`, {
+      cause,
+      details: { jobName },
+    });
+  }
+}
+
+/** `wait()` or `waitAll()` ran past its `timeoutMs`; the jobs keep running. */
+export class WaitTimeout extends FrayError {
+  override readonly name: string = 'WaitTimeout';
+
+  /**
+   * @param jobIds the jobs still unfinished at the deadline
+   * @param timeoutMs the timeout that ran out
+   */
+  constructor(
+    readonly jobIds: readonly string[],
+    readonly timeoutMs: number,
+  ) {
+    super('FRAY_WAIT_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${jobIds.map((j) => `"${j}"`).join(', ')}`, {
+      details: { jobIds: [...jobIds], timeoutMs },
+    });
   }
 }

@@ -1,0 +1,53 @@
+import type { JobRequest } from '../request/job-request.js';
+import type { JobStatus } from './job-status.js';
+
+/** Options of {@link Client.submit}. */
+export interface SubmitOptions {
+  /**
+   * On a name conflict, return a handle to the existing job instead of throwing `JobAlreadyExists`.
+   * @default true
+   */
+  adoptExisting?: boolean;
+}
+
+/** Options of {@link JobHandle.wait} and `waitAll`. */
+export interface WaitOptions {
+  /** Give up after this long with `WaitTimeout` (the job keeps running). @default no timeout */
+  timeoutMs?: number;
+  /** Throw `JobFailed` when a job ends `failed` or `stopped`. @default true */
+  raiseOnFailure?: boolean;
+}
+
+/** A live job: poll it, wait for it, read its output, stop it. */
+export interface JobHandle {
+  /** Backend id: `local-<name>-<8 hex>` locally, the Iris job id (`/user/name`) on Iris. */
+  readonly jobId: string;
+  /** The current status; cheap. */
+  status(): Promise<JobStatus>;
+  /**
+   * Resolves with the final status.
+   * @throws {JobFailed} FRAY_JOB_FAILED when the job ends `failed`/`stopped` and `raiseOnFailure` is on
+   * @throws {WaitTimeout} FRAY_WAIT_TIMEOUT when `timeoutMs` runs out
+   */
+  wait(options?: WaitOptions): Promise<JobStatus>;
+  /** The last output lines of the job. @default maxLines 1000 */
+  logs(options?: { maxLines?: number }): Promise<string[]>;
+  /** Stops the job; it ends `stopped`. Idempotent, and a no-op on a finished job. */
+  terminate(): Promise<void>;
+}
+
+/** A backend that runs jobs: the local process pool or an Iris cluster. */
+export interface Client extends AsyncDisposable {
+  /**
+   * Submits a job and returns once the backend accepted it.
+   * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad request, FRAY_ENTRYPOINT_NOT_PORTABLE for a callable a remote backend cannot run
+   * @throws {JobAlreadyExists} FRAY_JOB_ALREADY_EXISTS on a name conflict with `adoptExisting: false`
+   */
+  submit(request: JobRequest, options?: SubmitOptions): Promise<JobHandle>;
+  /**
+   * Stops accepting jobs; with `wait` (default false) waits for running jobs to finish, else terminates them.
+   */
+  shutdown(options?: { wait?: boolean }): Promise<void>;
+  /** Same as `shutdown()`: terminates unfinished jobs and releases the backend. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,71 @@
+import { FrayError } from '../errors.js';
+import { ResourceConfig } from '../resources/resource-config.js';
+import { createEnvironment } from './environment.js';
+import type { EnvironmentConfig } from './environment.js';
+import type { Entrypoint } from './entrypoint.js';
+import { validateJobName } from './job-name.js';
+
+/** What to run, where, and how often to retry it. */
+export interface JobRequest {
+  /** One Iris name component: `[A-Za-z0-9_.-]{1,128}`, not all digits. */
+  name: string;
+  entrypoint: Entrypoint;
+  /** Per task. @default new ResourceConfig() */
+  resources?: ResourceConfig;
+  /** @default createEnvironment() */
+  environment?: EnvironmentConfig;
+  /** Tasks to run. @default resources.replicas */
+  replicas?: number;
+  /** Retries after a non-zero exit (remote backends). @default 0 */
+  maxRetriesFailure?: number;
+  /** Retries after a worker loss (remote backends). @default 100 */
+  maxRetriesPreemption?: number;
+}
+
+/** A {@link JobRequest} with every default applied; what backends consume. */
+export interface ResolvedJobRequest {
+  readonly name: string;
+  readonly entrypoint: Entrypoint;
+  readonly resources: ResourceConfig;
+  readonly environment: EnvironmentConfig;
+  readonly replicas: number;
+  readonly maxRetriesFailure: number;
+  readonly maxRetriesPreemption: number;
+}
+
+function checkCount(value: unknown, field: string, min: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new FrayError('FRAY_INVALID_ARGUMENT', `job request ${field} must be an integer >= ${min}, got ${String(value)}`, {
+      details: { field },
+    });
+  }
+  return value;
+}
+
+/**
+ * Validates a request and applies its defaults.
+ * @throws {FrayError} FRAY_INVALID_ARGUMENT naming the bad field
+ */
+export function resolveJobRequest(request: JobRequest): ResolvedJobRequest {
+  if (typeof request !== 'object' || request === null) {
+    throw new FrayError('FRAY_INVALID_ARGUMENT', 'job request must be an object');
+  }
+  validateJobName(request.name);
+  const ep = request.entrypoint as Entrypoint | undefined;
+  if (ep === undefined || (ep.kind !== 'binary' && ep.kind !== 'module' && ep.kind !== 'callable')) {
+    throw new FrayError('FRAY_INVALID_ARGUMENT', `job "${request.name}" has no valid entrypoint; build one with Entrypoint.from*`);
+  }
+  const resources = request.resources ?? new ResourceConfig();
+  if (!(resources instanceof ResourceConfig)) {
+    throw new FrayError('FRAY_INVALID_ARGUMENT', `job "${request.name}" resources must be a ResourceConfig`);
+  }
+  return Object.freeze({
+    name: request.name,
+    entrypoint: ep,
+    resources,
+    environment: request.environment ?? createEnvironment(),
+    replicas: checkCount(request.replicas ?? resources.replicas, 'replicas', 1),
+    maxRetriesFailure: checkCount(request.maxRetriesFailure ?? 0, 'maxRetriesFailure', 0),
+    maxRetriesPreemption: checkCount(request.maxRetriesPreemption ?? 100, 'maxRetriesPreemption', 0),
+  });
+}
