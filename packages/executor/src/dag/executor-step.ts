@@ -1,0 +1,118 @@
+import { ExecutorError } from '../errors.js';
+import { InputName } from './input-name.js';
+import type { StepFn } from './types.js';
+
+/** Constructor options of {@link ExecutorStep}. */
+export interface ExecutorStepOptions<TConfig> {
+  /** Step name; may contain `/` (nested directories). Must be non-empty and must not start with `/`. */
+  name: string;
+  /**
+   * The function to run, or `null` for a step that is only ever found already complete.
+   * A Fray `RemoteCallable` joins this union once Fray provides it; the executor tells the two apart.
+   */
+  fn: StepFn<TConfig> | null;
+  /** The config: records, `Map`s, arrays and placeholders (`versioned`, `outputPathOf`, …). */
+  config: TConfig;
+  /** Free-text description (never versioned). @default null */
+  description?: string | null;
+  /** Pin the output path (relative ones are joined to the prefix); never changes the hash. @default null */
+  overrideOutputPath?: string | null;
+  /**
+   * Where to run the step: becomes Fray's `ResourceConfig` (a non-null value makes it a Fray job).
+   * Never versioned. @default null
+   */
+  resources?: unknown | null;
+}
+
+/**
+ * One step of an experiment DAG: a name, a function and a config that may reference other steps.
+ *
+ * Instances are frozen, and identity is object identity: every executor map is keyed by the step
+ * object, never by name or structure (Marin hashes `id(self)`).
+ *
+ * @example
+ * const data = new ExecutorStep({ name: 'hello_world/data', fn: writeNumbers, config: {} });
+ * const stats = new ExecutorStep({ name: 'hello_world/stats', fn: computeStats, config: { input_path: data } });
+ */
+export class ExecutorStep<TConfig = unknown> {
+  /** Step name; may contain `/`. */
+  readonly name: string;
+  /** The function to run, or `null`. */
+  readonly fn: StepFn<TConfig> | null;
+  /** The raw config, placeholders included. */
+  readonly config: TConfig;
+  /** Free-text description, or `null`. */
+  readonly description: string | null;
+  /** Output path pin, or `null`. */
+  readonly overrideOutputPath: string | null;
+  /** Resource request (Fray's `ResourceConfig`), or `null` to run inline. */
+  readonly resources: unknown | null;
+
+  /**
+   * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty name, a name starting with `/`,
+   *   a non-function `fn`, or a non-string `description` / `overrideOutputPath`.
+   */
+  constructor(options: ExecutorStepOptions<TConfig>) {
+    const { name, fn, config } = options;
+    if (typeof name !== 'string' || name === '' || name.startsWith('/')) {
+      throw new ExecutorError(
+        'EXECUTOR_INVALID_ARGUMENT',
+        `invalid step name ${JSON.stringify(name)}: it must be a non-empty string that does not start with "/"`,
+        { details: { name } },
+      );
+    }
+    if (fn !== null && typeof fn !== 'function') {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": fn must be a function or null`, {
+        details: { name },
+      });
+    }
+    const description = options.description ?? null;
+    const overrideOutputPath = options.overrideOutputPath ?? null;
+    for (const [field, v] of [['description', description], ['overrideOutputPath', overrideOutputPath]] as const) {
+      if (v !== null && typeof v !== 'string') {
+        throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": ${field} must be a string or null`, {
+          details: { name, field },
+        });
+      }
+    }
+    if (overrideOutputPath === '') {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": overrideOutputPath must not be empty`, {
+        details: { name, field: 'overrideOutputPath' },
+      });
+    }
+    this.name = name;
+    this.fn = fn;
+    this.config = config;
+    this.description = description;
+    this.overrideOutputPath = overrideOutputPath;
+    this.resources = options.resources ?? null;
+    Object.freeze(this);
+  }
+
+  /** A reference to `<this step's output>/<name>` (Marin's `step / "name"`). */
+  cd(name: string): InputName {
+    return new InputName(this, name);
+  }
+
+  /** A reference to this step's output directory itself. */
+  asInputName(): InputName {
+    return new InputName(this, null);
+  }
+
+  /** A **new** step identical to this one but with `overrideOutputPath = path`. */
+  withOutputPath(path: string): ExecutorStep<TConfig> {
+    return new ExecutorStep<TConfig>({
+      name: this.name,
+      fn: this.fn,
+      config: this.config,
+      description: this.description,
+      overrideOutputPath: path,
+      resources: this.resources,
+    });
+  }
+
+  /** `ExecutorStep(name=…)`, for messages. */
+  toString(): string {
+    return `ExecutorStep(name=${this.name})`;
+  }
+}

@@ -1,0 +1,14 @@
+export { ExecutorStep } from './executor-step.js';
+export type { ExecutorStepOptions } from './executor-step.js';
+export type { StepContext, StepFn } from './types.js';
+export { InputName } from './input-name.js';
+export { OutputName, THIS_OUTPUT_PATH, thisOutputPath } from './output-name.js';
+export { VersionedValue, ensureVersioned, unwrapVersionedValue, versioned } from './versioned-value.js';
+export { MirroredValue, mirrored } from './mirrored-value.js';
+export type { MirroredOptions } from './mirrored-value.js';
+export { getExecutorStep, outputPathOf } from './step-reference.js';
+export { InputNameEvent, VersionedEvent, visitConfig, walkConfig } from './walk-config.js';
+export type { ConfigEvent } from './walk-config.js';
+export { upstreamSteps } from './upstream-steps.js';
+export type { Resolved } from './resolved.js';
+export { joinName, pathJoin } from './path-join.js';
