@@ -8,6 +8,7 @@ export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, 
 export type { TpuFamily, TpuTopology } from './tpu/tpu-topology.js';
 export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './tpu/tpu-replicas.js';
 export type { ReplicaPlan } from './tpu/tpu-replicas.js';
+export { scheduleTick } from './scheduler/schedule-tick.js';
 export type {
   Assignment,
   AttributeValue,

@@ -87,6 +87,11 @@ export interface SchedulerJob {
   readonly constraints: readonly Constraint[];
   /** Gang shape, or `null` for independently placed tasks. */
   readonly coscheduling: Coscheduling | null;
+  /**
+   * Tasks of the job (its replicas), used for a gang's slice count.
+   * @default one more than the highest task index in the snapshot
+   */
+  readonly taskCount?: number;
 }
 
 /** Task states as stored by the controller (`MISSING` only appears in worker observations). */

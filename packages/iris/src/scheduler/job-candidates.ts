@@ -1,0 +1,74 @@
+import type { ConstraintIndex, WorkerMask } from './constraint-index.js';
+import { isRequired } from './constraint-match.js';
+import { TAINT_PREFIX, implicitTaintConstraints } from './taints.js';
+import type { Constraint } from './types.js';
+
+/** The workers a job may use this tick, computed once per distinct constraint list. */
+export interface JobCandidates {
+  /** Memo key: the job's constraints as JSON. */
+  readonly signature: string;
+  /** REQUIRED constraints, followed by the implicit taint exclusions. */
+  readonly required: readonly Constraint[];
+  /** Healthy workers meeting every REQUIRED and implicit constraint. */
+  readonly mask: WorkerMask;
+  /** Candidate indexes ordered by PREFERRED score descending, then registration order. */
+  readonly order: Int32Array;
+  /** PREFERRED score of every worker (how many PREFERRED constraints hold). */
+  readonly score: Int32Array;
+  /** Set when the candidate set is empty because of one constraint. */
+  readonly emptiedBy?: { readonly constraint: Constraint; readonly before: number };
+  /** Healthy workers carrying a taint this job does not mention. */
+  readonly taintExcluded: WorkerMask;
+}
+
+/** Computes candidate sets per constraint signature and memoises them for the tick. */
+export class CandidateCache {
+  readonly #index: ConstraintIndex;
+  readonly #taintKeys: readonly string[];
+  readonly #memo = new Map<string, JobCandidates>();
+
+  constructor(index: ConstraintIndex) {
+    this.#index = index;
+    this.#taintKeys = [...index.keys()].filter((k) => k.startsWith(TAINT_PREFIX)).sort();
+  }
+
+  /** Candidates for a job with these merged constraints. */
+  get(constraints: readonly Constraint[]): JobCandidates {
+    const signature = JSON.stringify(constraints);
+    const cached = this.#memo.get(signature);
+    if (cached !== undefined) return cached;
+    const computed = this.#compute(signature, constraints);
+    this.#memo.set(signature, computed);
+    return computed;
+  }
+
+  #compute(signature: string, constraints: readonly Constraint[]): JobCandidates {
+    const index = this.#index;
+    const implicit = implicitTaintConstraints(constraints, this.#taintKeys);
+    const required = [...constraints.filter(isRequired), ...implicit];
+    const { mask, emptiedBy } = index.filter(required);
+    const score = new Int32Array(index.size);
+    for (const c of constraints) {
+      if (isRequired(c)) continue;
+      const m = index.match(c);
+      for (let i = 0; i < index.size; i++) score[i] = (score[i] as number) + (m[i] as number);
+    }
+    const members: number[] = [];
+    for (let i = 0; i < index.size; i++) if (mask[i] === 1) members.push(i);
+    members.sort((a, b) => (score[b] as number) - (score[a] as number) || a - b);
+    const taintExcluded = new Uint8Array(index.size);
+    for (const c of implicit) {
+      const m = index.match(c);
+      for (let i = 0; i < index.size; i++) if (index.healthy[i] === 1 && m[i] !== 1) taintExcluded[i] = 1;
+    }
+    return {
+      signature,
+      required,
+      mask,
+      order: Int32Array.from(members),
+      score,
+      ...(emptiedBy === undefined ? {} : { emptiedBy }),
+      taintExcluded,
+    };
+  }
+}

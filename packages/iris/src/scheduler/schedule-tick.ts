@@ -1,0 +1,199 @@
+import { DEFAULT_MAX_ASSIGNMENTS_PER_WORKER, DEFAULT_MAX_BUILDING_TASKS, TickCapacity } from './capacity.js';
+import { ConstraintIndex } from './constraint-index.js';
+import { type Diagnosis, diagnoseGang, diagnoseSingle } from './diagnostics.js';
+import { groupCandidates } from './gang-groups.js';
+import { gangShape, placeGang } from './gang-placement.js';
+import { CandidateCache, type JobCandidates } from './job-candidates.js';
+import { compareJobs } from './queue-order.js';
+import type {
+  Assignment,
+  Coscheduling,
+  PendingJobDiagnostic,
+  SchedulerJob,
+  SchedulerTask,
+  SchedulerTaskState,
+  SchedulingInput,
+  SchedulingResult,
+} from './types.js';
+
+const TERMINAL: ReadonlySet<SchedulerTaskState> = new Set<SchedulerTaskState>([
+  'SUCCEEDED',
+  'FAILED',
+  'KILLED',
+  'WORKER_FAILED',
+  'UNSCHEDULABLE',
+  'PREEMPTED',
+  'COSCHED_FAILED',
+]);
+
+/** Tasks of one job sorted out for this tick. */
+interface JobQueue {
+  readonly job: SchedulerJob;
+  /** PENDING, no live attempt, deadline not passed; sorted by task index once built. */
+  readonly placeable: SchedulerTask[];
+  /** Placed this tick. */
+  readonly placed: Set<string>;
+  /** Non-terminal tasks that cannot be placed now (live attempts). */
+  waitingOn: number;
+  /** Tasks whose deadline passed this tick. */
+  expired: number;
+  /** Highest task index seen + 1, the task count when the job does not say. */
+  indexBound: number;
+}
+
+/**
+ * Runs one scheduling pass (§8) over a snapshot: drops tasks that are terminal or still have a
+ * live attempt, expires scheduling deadlines, orders the queue (§8.2), places coscheduled jobs
+ * all or nothing (§8.5) and then single tasks first-fit without head-of-line blocking (§8.3),
+ * honouring taints (§8.4), and explains every job left pending (§8.6).
+ *
+ * Pure: the input is not modified and the same input gives the same result.
+ *
+ * @example
+ * const result = scheduleTick({ nowMs: Date.now(), workers, jobs, tasks });
+ * for (const a of result.assignments) commitAttempt(a.taskId, a.workerId);
+ */
+export function scheduleTick(input: SchedulingInput): SchedulingResult {
+  const workers = input.workers;
+  const index = new ConstraintIndex(workers);
+  const cache = new CandidateCache(index);
+  const capacity = new TickCapacity(
+    workers,
+    input.limits?.maxBuildingTasks ?? DEFAULT_MAX_BUILDING_TASKS,
+    input.limits?.maxAssignmentsPerWorker ?? DEFAULT_MAX_ASSIGNMENTS_PER_WORKER,
+  );
+
+  const queues = new Map<string, JobQueue>();
+  for (const job of input.jobs) {
+    queues.set(job.jobId, { job, placeable: [], placed: new Set(), waitingOn: 0, expired: 0, indexBound: 0 });
+  }
+  const expiredTaskIds: string[] = [];
+  for (const task of input.tasks) {
+    const queue = queues.get(task.jobId);
+    if (queue === undefined) continue;
+    queue.indexBound = Math.max(queue.indexBound, task.taskIndex + 1);
+    if (TERMINAL.has(task.state)) continue;
+    if (task.state !== 'PENDING' || task.hasLiveAttempt === true) {
+      queue.waitingOn += 1;
+      continue;
+    }
+    const deadline = task.schedulingDeadlineMs;
+    if (deadline !== undefined && deadline !== null && input.nowMs >= deadline) {
+      expiredTaskIds.push(task.taskId);
+      queue.expired += 1;
+      continue;
+    }
+    queue.placeable.push(task);
+  }
+
+  const ordered = [...queues.values()].filter((q) => q.placeable.length > 0).sort((a, b) => compareJobs(a.job, b.job));
+  for (const q of ordered) q.placeable.sort((a, b) => a.taskIndex - b.taskIndex);
+
+  const assignments: Assignment[] = [];
+  const record = (q: JobQueue, placed: readonly Assignment[]): void => {
+    for (const a of placed) {
+      assignments.push(a);
+      q.placed.add(a.taskId);
+    }
+  };
+
+  for (const q of ordered) {
+    const cosched = q.job.coscheduling;
+    if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
+    const candidates = cache.get(q.job.constraints);
+    const { groups } = groupCandidates(workers, candidates, cosched.groupBy);
+    const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
+    const placed = placeGang({ ...q.job, coscheduling: cosched }, shape, groups, workers, capacity);
+    if (placed !== null) record(q, placed);
+  }
+
+  // A (constraints, shape) pair that fit nowhere keeps failing for the rest of the tick, because
+  // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap.
+  const hopeless = new Set<string>();
+  for (const q of ordered) {
+    if (q.job.coscheduling !== null) continue;
+    const candidates = cache.get(q.job.constraints);
+    const need = q.job.resources;
+    const memoKey = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
+    if (hopeless.has(memoKey)) continue;
+    for (const task of q.placeable) {
+      const worker = pickWorker(candidates, q.job, capacity);
+      if (worker < 0) {
+        // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
+        hopeless.add(memoKey);
+        break;
+      }
+      capacity.deduct(worker, need);
+      record(q, [{ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '' }]);
+    }
+  }
+
+  const pendingJobs: PendingJobDiagnostic[] = [];
+  const diagnosisMemo = new Map<string, Diagnosis>();
+  for (const q of ordered) {
+    const first = q.placeable.find((t) => !q.placed.has(t.taskId));
+    if (first === undefined) continue;
+    const candidates = cache.get(q.job.constraints);
+    const cosched = q.job.coscheduling;
+    const diagnosis =
+      cosched === null ? diagnoseSingleMemo(diagnosisMemo, index, candidates, q.job, capacity) : diagnoseGangJob(q, cosched);
+    pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, ...diagnosis });
+  }
+
+  function diagnoseGangJob(q: JobQueue, cosched: Coscheduling): Diagnosis {
+    const candidates = cache.get(q.job.constraints);
+    const { groups, taintSkipped } = groupCandidates(workers, candidates, cosched.groupBy);
+    const pending = q.placeable.filter((t) => !q.placed.has(t.taskId));
+    const shape = gangShape(cosched, pending, q.job.taskCount ?? q.indexBound);
+    return diagnoseGang(
+      index,
+      candidates,
+      { job: q.job, groupBy: cosched.groupBy, shape, groups, taintSkipped, waitingOn: q.waitingOn + q.expired },
+      capacity,
+    );
+  }
+
+  return { assignments, expiredTaskIds, pendingJobs };
+}
+
+function diagnoseSingleMemo(
+  memo: Map<string, Diagnosis>,
+  index: ConstraintIndex,
+  candidates: JobCandidates,
+  job: SchedulerJob,
+  capacity: TickCapacity,
+): Diagnosis {
+  const r = job.resources;
+  const key = `${candidates.signature}|${r.cpuMillicores}|${r.memoryBytes}|${r.gpuCount}|${r.tpuChips}`;
+  const cached = memo.get(key);
+  if (cached !== undefined) return cached;
+  const diagnosis = diagnoseSingle(index, candidates, job, capacity);
+  memo.set(key, diagnosis);
+  return diagnosis;
+}
+
+/**
+ * The first candidate, by PREFERRED score descending, assignments this tick ascending, then
+ * registration order, that fits and is under the per-tick cap; -1 when none does.
+ */
+function pickWorker(candidates: JobCandidates, job: SchedulerJob, capacity: TickCapacity): number {
+  const { order, score } = candidates;
+  const assigned = capacity.assigned;
+  const cap = capacity.maxAssignments;
+  let best = -1;
+  let bestAssigned = cap;
+  let bestScore = 0;
+  for (let p = 0; p < order.length; p++) {
+    const i = order[p] as number;
+    const s = score[i] as number;
+    if (best >= 0 && s < bestScore) break;
+    const a = assigned[i] as number;
+    if (a >= bestAssigned) continue;
+    if (!capacity.fits(i, job.resources)) continue;
+    best = i;
+    bestAssigned = a;
+    bestScore = s;
+    if (a === 0) break;
+  }
+  return best;
+}
