@@ -1,5 +1,6 @@
 import { CodedError, hasBrand } from '@marin/rigging';
 import type { CodedErrorOptions } from '@marin/rigging';
+import type { JobHandle } from './client/client.js';
 
 /** Every error code of `@marin/fray`; callers branch on these, never on message text. */
 export type FrayErrorCode =
@@ -71,7 +72,7 @@ export class JobAlreadyExists extends FrayError {
    */
   constructor(
     readonly jobName: string,
-    readonly handle?: unknown,
+    readonly handle?: JobHandle,
     cause?: unknown,
   ) {
     super('FRAY_JOB_ALREADY_EXISTS', `job "${jobName}" already exists; pass adoptExisting: true to reuse it`, {

@@ -26,3 +26,24 @@ export type { EnvironmentConfig } from './request/environment.js';
 export { resolveJobRequest } from './request/job-request.js';
 export type { JobRequest, ResolvedJobRequest } from './request/job-request.js';
 export { randomHex8, sanitizeJobName, validateJobName } from './request/job-name.js';
+export { JOB_STATUSES, isFinished } from './client/job-status.js';
+export type { JobStatus } from './client/job-status.js';
+export type { Client, JobHandle, SubmitOptions, WaitOptions } from './client/client.js';
+export { WAIT_ALL_BACKOFF, WAIT_ALL_INITIAL_SLEEP_MS, WAIT_ALL_MAX_SLEEP_MS, waitAll } from './client/wait-all.js';
+export { currentClient, setDefaultClientFactory, withClient } from './client/current-client.js';
+export type { DefaultClientFactory } from './client/current-client.js';
+export { FRAY_JOB_ENV, currentJobContext } from './client/job-context.js';
+export type { JobContext } from './client/job-context.js';
+export { silentLogger, stderrLogger } from './client/logger.js';
+export type { FrayLogger } from './client/logger.js';
+export { createLocalClient } from './backends/local/local-client.js';
+export type { LocalClient, LocalClientOptions } from './backends/local/local-client.js';
+export {
+  MODULE_ARGS_FILE,
+  MODULE_RUNNER_FILE,
+  isPackageSpecifier,
+  moduleRunnerArgs,
+  moduleRunnerNodeFlags,
+  moduleRunnerSource,
+} from './runner/module-runner.js';
+export { findWorkspaceRoot } from './runner/workspace-root.js';

@@ -1,13 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createDefaultClient } from './default-client.js';
 import type { Client } from './client.js';
 
 const scoped = new AsyncLocalStorage<Client>();
 
-/** Builds the client `currentClient()` falls back to: an Iris backend inside an Iris task, else a local one. */
+/** Builds the client `currentClient()` falls back to outside any `withClient` scope. */
 export type DefaultClientFactory = () => Client;
 
 let defaultClient: Client | null = null;
-let defaultFactory: DefaultClientFactory | null = null;
+let factoryOverride: DefaultClientFactory | null = null;
 
 /**
  * Runs `fn` with `client` as the current client; restored when `fn` settles, nestable
@@ -18,24 +19,22 @@ export function withClient<T>(client: Client, fn: () => T): T {
 }
 
 /**
- * Installs how the process-wide default client is built. The package barrel installs the standard factory
- * (Iris inside an Iris task, else local); tests and embedders may replace it. Resets any cached default.
+ * Replaces how the process-wide default client is built (`null` restores the standard rule) and drops the
+ * cached default, so the next `currentClient()` builds a fresh one. The dropped client is not closed.
  */
 export function setDefaultClientFactory(factory: DefaultClientFactory | null): void {
-  defaultFactory = factory;
+  factoryOverride = factory;
   defaultClient = null;
 }
 
 /**
- * The client to submit to: the innermost {@link withClient} scope, else the process-wide default (an Iris
- * backend inside an Iris task, else a local client), created on first use and reused.
+ * The client to submit to, in this order: the innermost {@link withClient} scope; inside an Iris task
+ * (`IRIS_TASK_ID` and `IRIS_CONTROLLER_ADDRESS` set) an Iris backend whose submissions become child jobs;
+ * otherwise one process-wide local client, created on first use and reused.
  */
 export function currentClient(): Client {
   const inScope = scoped.getStore();
   if (inScope !== undefined) return inScope;
-  if (defaultClient === null) {
-    if (defaultFactory === null) throw new Error('no default Fray client factory installed');
-    defaultClient = defaultFactory();
-  }
+  defaultClient ??= (factoryOverride ?? createDefaultClient)();
   return defaultClient;
 }

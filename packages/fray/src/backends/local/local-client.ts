@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { Client, JobHandle, SubmitOptions } from '../../client/client.js';
+import { stderrLogger } from '../../client/logger.js';
+import type { FrayLogger } from '../../client/logger.js';
+import { FrayError, JobAlreadyExists } from '../../errors.js';
+import type { JobRequest } from '../../request/job-request.js';
+import { resolveJobRequest } from '../../request/job-request.js';
+import { randomHex8 } from '../../request/job-name.js';
+import { findWorkspaceRoot } from '../../runner/workspace-root.js';
+import { LocalJob } from './local-job.js';
+
+const LocalClientOptionsSchema = z.strictObject({
+  maxConcurrency: z.number().int().positive().default(8),
+  callables: z.enum(['in-process', 'reentry']).default('in-process'),
+  killGraceMs: z.number().int().nonnegative().default(5000),
+  tailLines: z.number().int().positive().default(1000),
+  cwd: z.string().min(1).optional(),
+  logger: z.custom<FrayLogger>((v) => typeof v === 'object' && v !== null && 'info' in v && 'warn' in v).optional(),
+});
+
+/** Options of {@link createLocalClient}. */
+export interface LocalClientOptions {
+  /** Jobs running at once; the rest stay `pending` in FIFO order. @default 8 */
+  maxConcurrency?: number;
+  /**
+   * `in-process` runs callables in this process; `reentry` runs their `reentry` entrypoint in a subprocess,
+   * which exercises the remote path on one machine. @default 'in-process'
+   */
+  callables?: 'in-process' | 'reentry';
+  /** Time between SIGTERM and SIGKILL when terminating a binary job. @default 5000 */
+  killGraceMs?: number;
+  /** Output lines kept per job for `logs()`. @default 1000 */
+  tailLines?: number;
+  /** Working directory of binary jobs; module paths resolve against its git top level. @default process.cwd() */
+  cwd?: string;
+  /** Receives each output line (prefixed with the job id) and warnings. @default stderr */
+  logger?: FrayLogger;
+}
+
+/** The local backend: a bounded pool in this process; binaries run as their own process groups. */
+export interface LocalClient extends Client {
+  /** Always `'local'`. */
+  readonly backend: 'local';
+}
+
+/**
+ * Creates a local backend for development and tests: jobs run in this process (callables, modules) or as
+ * subprocesses (binaries), at most `maxConcurrency` at once. Resources and dependency groups are not enforced.
+ *
+ * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad option
+ */
+export function createLocalClient(options: LocalClientOptions = {}): LocalClient {
+  const parsed = LocalClientOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new FrayError('FRAY_INVALID_ARGUMENT', `invalid local client option ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'bad value'}`, {
+      cause: parsed.error,
+      details: { issues: parsed.error.issues },
+    });
+  }
+  const config = parsed.data;
+  const logger = config.logger ?? stderrLogger;
+  const cwd = config.cwd ?? process.cwd();
+  let workspace: string | undefined;
+  const jobs = new Map<string, LocalJob>();
+  const queue: LocalJob[] = [];
+  let running = 0;
+  let closed = false;
+  let warnedAccelerator = false;
+
+  const pump = (): void => {
+    while (running < config.maxConcurrency && queue.length > 0) {
+      const job = queue.shift() as LocalJob;
+      running += 1;
+      let released = false;
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        running -= 1;
+        pump();
+      };
+      // A terminated in-process job frees its slot at once; its late result is ignored.
+      void job.finished.then(release);
+      void job.run().then(release);
+    }
+  };
+
+  const client: LocalClient = {
+    backend: 'local',
+
+    async submit(request: JobRequest, submitOptions: SubmitOptions = {}): Promise<JobHandle> {
+      if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'local client is shut down', { retryable: false });
+      const resolved = resolveJobRequest(request);
+      const existing = jobs.get(resolved.name);
+      if (existing !== undefined) {
+        if (submitOptions.adoptExisting ?? true) return existing;
+        throw new JobAlreadyExists(resolved.name, existing);
+      }
+      const ep = resolved.entrypoint;
+      if (ep.kind === 'callable' && config.callables === 'reentry' && ep.reentry === undefined) {
+        throw new FrayError('FRAY_ENTRYPOINT_NOT_PORTABLE', `job "${resolved.name}" is a callable without a reentry entrypoint; remote runs need one`, {
+          details: { name: resolved.name },
+        });
+      }
+      if (resolved.resources.device.kind !== 'cpu' && !warnedAccelerator) {
+        warnedAccelerator = true;
+        logger.warn(`the local backend ignores accelerator requests (job "${resolved.name}" asked for ${resolved.resources.device.kind})`);
+      }
+      workspace ??= findWorkspaceRoot(cwd);
+      const job = new LocalJob(`local-${resolved.name}-${randomHex8()}`, resolved, {
+        client,
+        logger,
+        callables: config.callables,
+        killGraceMs: config.killGraceMs,
+        tailLines: config.tailLines,
+        cwd,
+        workspace,
+      });
+      jobs.set(resolved.name, job);
+      queue.push(job);
+      pump();
+      return job;
+    },
+
+    async shutdown(shutdownOptions: { wait?: boolean } = {}): Promise<void> {
+      closed = true;
+      const all = [...jobs.values()];
+      if (shutdownOptions.wait ?? false) await Promise.all(all.map((j) => j.finished));
+      else await Promise.all(all.map((j) => j.terminate()));
+    },
+
+    close(): Promise<void> {
+      return client.shutdown();
+    },
+
+    [Symbol.asyncDispose](): Promise<void> {
+      return client.shutdown();
+    },
+  };
+  return client;
+}

@@ -1,0 +1,200 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client, JobHandle, WaitOptions } from '../../client/client.js';
+import { withClient } from '../../client/current-client.js';
+import { FRAY_JOB_ENV, runInJobContext } from '../../client/job-context.js';
+import type { FrayLogger } from '../../client/logger.js';
+import { isFinished } from '../../client/job-status.js';
+import type { JobStatus } from '../../client/job-status.js';
+import { FrayError, JobFailed, WaitTimeout } from '../../errors.js';
+import type { BinaryEntrypoint, ModuleEntrypoint } from '../../request/entrypoint.js';
+import type { ResolvedJobRequest } from '../../request/job-request.js';
+import { MODULE_ARGS_FILE, MODULE_RUNNER_FILE, moduleRunnerArgs, moduleRunnerNodeFlags, moduleRunnerSource } from '../../runner/module-runner.js';
+import { loadModuleExport } from './load-module-export.js';
+import { OutputTail } from './output-tail.js';
+import { spawnProcessGroup } from './process-group.js';
+import type { ProcessGroupRun } from './process-group.js';
+
+/** What a local job needs from the client that runs it. */
+export interface LocalJobHost {
+  readonly client: Client;
+  readonly logger: FrayLogger;
+  readonly callables: 'in-process' | 'reentry';
+  readonly killGraceMs: number;
+  readonly tailLines: number;
+  readonly cwd: string;
+  readonly workspace: string;
+}
+
+/** One job of the local backend: queued, then run in this process or as process groups. */
+export class LocalJob implements JobHandle {
+  private state: JobStatus = 'pending';
+  private error: unknown = undefined;
+  private readonly output: OutputTail;
+  private readonly abort = new AbortController();
+  private readonly processes = new Set<ProcessGroupRun>();
+  private readonly done: Promise<void>;
+  private markDone!: () => void;
+
+  constructor(
+    readonly jobId: string,
+    readonly request: ResolvedJobRequest,
+    private readonly host: LocalJobHost,
+  ) {
+    this.output = new OutputTail(host.tailLines);
+    this.done = new Promise((resolve) => {
+      this.markDone = resolve;
+    });
+  }
+
+  /** Resolves when the job is finished (including at once on terminate). */
+  get finished(): Promise<void> {
+    return this.done;
+  }
+
+  status(): Promise<JobStatus> {
+    return Promise.resolve(this.state);
+  }
+
+  async wait(options: WaitOptions = {}): Promise<JobStatus> {
+    const { timeoutMs, raiseOnFailure = true } = options;
+    if (!isFinished(this.state)) {
+      if (timeoutMs === undefined) {
+        await this.done;
+      } else {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = await Promise.race([
+          this.done.then(() => false),
+          new Promise<boolean>((r) => {
+            timer = setTimeout(() => r(true), timeoutMs);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (timedOut) throw new WaitTimeout([this.jobId], timeoutMs);
+      }
+    }
+    const final = this.state;
+    if (final === 'failed' || final === 'stopped') {
+      if (raiseOnFailure) {
+        const reason = final === 'stopped' ? 'terminated' : describe(this.error);
+        throw new JobFailed(this.jobId, final, `Job ${this.jobId} ${final}: ${reason}`, this.error);
+      }
+      this.host.logger.warn(`job ${this.jobId} ${final}: ${final === 'stopped' ? 'terminated' : describe(this.error)}`);
+    }
+    return final;
+  }
+
+  logs(options: { maxLines?: number } = {}): Promise<string[]> {
+    return Promise.resolve(this.output.tail(options.maxLines ?? 1000));
+  }
+
+  async terminate(): Promise<void> {
+    if (isFinished(this.state)) return;
+    this.finish('stopped', undefined);
+    this.abort.abort(new FrayError('FRAY_JOB_CANCELLED', `job ${this.jobId} was terminated`));
+    await Promise.all([...this.processes].map((p) => p.terminate(this.host.killGraceMs)));
+  }
+
+  /** Runs every replica; called by the client when a concurrency slot is free. Never rejects. */
+  async run(): Promise<void> {
+    if (isFinished(this.state)) return;
+    this.state = 'running';
+    const n = this.request.replicas;
+    const results = await Promise.allSettled(Array.from({ length: n }, (_, i) => this.runTask(i, n)));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure === undefined) this.finish('succeeded', undefined);
+    else this.finish('failed', failure.reason);
+  }
+
+  private finish(status: JobStatus, error: unknown): void {
+    // A terminal state is final: a late result of a terminated callable is ignored.
+    if (isFinished(this.state)) return;
+    this.state = status;
+    this.error = error;
+    this.markDone();
+  }
+
+  private record(line: string, taskIndex: number, numTasks: number): void {
+    const text = numTasks > 1 ? `task=${taskIndex} | ${line}` : line;
+    this.output.push(text);
+    this.host.logger.info(`[${this.jobId}] ${text}`);
+  }
+
+  private async runTask(taskIndex: number, numTasks: number): Promise<void> {
+    const ep = this.request.entrypoint;
+    if (ep.kind === 'binary') return this.runProcess(ep, taskIndex, numTasks);
+    if (ep.kind === 'callable' && this.host.callables === 'reentry') {
+      if (ep.reentry === undefined) {
+        throw new FrayError('FRAY_ENTRYPOINT_NOT_PORTABLE', `job "${this.request.name}" is a callable without a reentry entrypoint`);
+      }
+      return ep.reentry.kind === 'binary' ? this.runProcess(ep.reentry, taskIndex, numTasks) : this.runModuleProcess(ep.reentry, taskIndex, numTasks);
+    }
+    const env = { ...(this.request.environment.envVars ?? {}) };
+    const context = Object.freeze({ jobId: this.jobId, taskIndex, numTasks, env: Object.freeze(env), signal: this.abort.signal });
+    const body =
+      ep.kind === 'callable'
+        ? () => ep.fn()
+        : async () => {
+            const fn = await loadModuleExport(this.request.environment.workspace ?? this.host.workspace, ep.module, ep.exportName);
+            return fn(ep.args);
+          };
+    await withClient(this.host.client, () => runInJobContext(context, async () => body()));
+  }
+
+  private processEnv(taskIndex: number, numTasks: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    return {
+      ...process.env,
+      ...(this.request.environment.envVars ?? {}),
+      ...extra,
+      [FRAY_JOB_ENV.jobId]: this.jobId,
+      [FRAY_JOB_ENV.taskIndex]: String(taskIndex),
+      [FRAY_JOB_ENV.numTasks]: String(numTasks),
+    };
+  }
+
+  private async runProcess(ep: BinaryEntrypoint, taskIndex: number, numTasks: number, cwd = this.host.cwd, extraEnv: Record<string, string> = {}): Promise<void> {
+    if (this.abort.signal.aborted) return;
+    const run = spawnProcessGroup({
+      command: ep.command,
+      args: ep.args,
+      cwd,
+      env: this.processEnv(taskIndex, numTasks, extraEnv),
+      onLine: (line) => this.record(line, taskIndex, numTasks),
+    });
+    this.processes.add(run);
+    try {
+      const outcome = await run.outcome;
+      if (outcome.kind === 'spawn-error') {
+        throw new FrayError('FRAY_JOB_FAILED', `cannot start "${ep.command}"`, { cause: outcome.error, details: { command: ep.command } });
+      }
+      if (outcome.exitCode !== 0) {
+        throw new FrayError('FRAY_JOB_FAILED', `Exit code ${outcome.exitCode}`, {
+          details: { exitCode: outcome.exitCode, signal: outcome.signal, taskIndex },
+        });
+      }
+    } finally {
+      this.processes.delete(run);
+    }
+  }
+
+  private async runModuleProcess(ep: ModuleEntrypoint, taskIndex: number, numTasks: number): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'fray-runner-'));
+    try {
+      const runner = join(dir, MODULE_RUNNER_FILE);
+      const argsFile = join(dir, MODULE_ARGS_FILE);
+      await writeFile(runner, moduleRunnerSource());
+      await writeFile(argsFile, moduleRunnerArgs(ep));
+      const workspace = this.request.environment.workspace ?? this.host.workspace;
+      const argv = [...moduleRunnerNodeFlags(ep.module), runner, argsFile];
+      await this.runProcess({ kind: 'binary', command: process.execPath, args: argv }, taskIndex, numTasks, workspace, { FRAY_WORKSPACE: workspace });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return error === undefined ? 'unknown error' : String(error);
+}

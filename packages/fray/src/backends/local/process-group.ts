@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+
+/** How a process group's leader ended. */
+export type ProcessOutcome =
+  | { readonly kind: 'exited'; readonly exitCode: number; readonly signal: NodeJS.Signals | null }
+  | { readonly kind: 'spawn-error'; readonly error: Error };
+
+/** A command running as the leader of its own process group. */
+export interface ProcessGroupRun {
+  /** Leader pid = process group id; undefined when spawning failed. */
+  readonly pid: number | undefined;
+  /** Settles when the leader exits (after its output was read) or could not start. */
+  readonly outcome: Promise<ProcessOutcome>;
+  /** SIGTERM to the group, SIGKILL to the group after `graceMs`; resolves once the leader is gone. */
+  terminate(graceMs: number): Promise<void>;
+}
+
+/** What to run and where its output goes. */
+export interface ProcessGroupSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Called for each stdout or stderr line, in arrival order per stream. */
+  readonly onLine: (line: string, stream: 'stdout' | 'stderr') => void;
+}
+
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGABRT: 6, SIGSEGV: 11, SIGPIPE: 13 };
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the whole group is already gone.
+  }
+}
+
+function pipeLines(stream: Readable | null, which: 'stdout' | 'stderr', onLine: ProcessGroupSpec['onLine']): Promise<void> {
+  if (stream === null) return Promise.resolve();
+  const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  rl.on('line', (line) => onLine(line, which));
+  return new Promise((resolve) => rl.once('close', () => resolve()));
+}
+
+/**
+ * Spawns `command` without a shell in its own process group (`detached`), reading stdout and stderr line by line.
+ * A signal death is reported as exit code 128 + signal number.
+ */
+export function spawnProcessGroup(spec: ProcessGroupSpec): ProcessGroupRun {
+  const child = spawn(spec.command, [...spec.args], {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const outputDone = Promise.all([pipeLines(child.stdout, 'stdout', spec.onLine), pipeLines(child.stderr, 'stderr', spec.onLine)]);
+  const outcome = new Promise<ProcessOutcome>((resolve) => {
+    child.once('error', (error) => {
+      if (child.pid === undefined) resolve({ kind: 'spawn-error', error });
+    });
+    child.once('exit', (code, signal) => {
+      const exitCode = code ?? 128 + (signal === null ? 0 : (SIGNAL_NUMBERS[signal] ?? 0));
+      // Wait for the pipes so every line is in the tail before the job reports its end; grandchildren holding
+      // the pipes open must not block that, hence the cap.
+      void Promise.race([outputDone, new Promise((r) => setTimeout(r, 2000).unref())]).then(() =>
+        resolve({ kind: 'exited', exitCode, signal }),
+      );
+    });
+  });
+  const pid = child.pid;
+  return {
+    pid,
+    outcome,
+    async terminate(graceMs: number): Promise<void> {
+      if (pid === undefined) return;
+      killGroup(pid, 'SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((r) => {
+        timer = setTimeout(r, graceMs);
+      });
+      await Promise.race([outcome, graceOver]);
+      clearTimeout(timer);
+      // Also reaps grandchildren that outlived the leader or ignored SIGTERM.
+      killGroup(pid, 'SIGKILL');
+      await outcome;
+    },
+  };
+}
