@@ -9,6 +9,15 @@ export type { TpuFamily, TpuTopology } from './tpu/tpu-topology.js';
 export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './tpu/tpu-replicas.js';
 export type { ReplicaPlan } from './tpu/tpu-replicas.js';
 export { scheduleTick } from './scheduler/schedule-tick.js';
+export {
+  CANONICAL_CONSTRAINT_KEYS,
+  KNOWN_GPU_VARIANTS,
+  canonicalGpuVariant,
+  deriveDeviceConstraints,
+  mergeConstraints,
+} from './scheduler/device-constraints.js';
+export type { ConstraintSources } from './scheduler/device-constraints.js';
+export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
 export type {
   Assignment,
   AttributeValue,
