@@ -30,3 +30,37 @@ export {
 export type { ConfigEvent, ExecutorStepOptions, MirroredOptions, Resolved, StepContext, StepFn } from './dag/index.js';
 export { silentLogger, stderrLogger } from './logger.js';
 export type { ExecutorLogger } from './logger.js';
+export { MAX_INLINE_DEPTH, VersionGraph, collectDependenciesAndVersion, hash6 } from './versioning/index.js';
+export type { CollectedDependencies, VersionGraphOptions, VersionObject } from './versioning/index.js';
+export {
+  MIRROR_SCHEME,
+  absolutePrefix,
+  computeOutputPath,
+  hasScheme,
+  instantiateConfig,
+  makePrefixAbsolute,
+  maxMirrorBudgetGb,
+  mirrorUrlForInput,
+  resolveLocalPlaceholders,
+  unresolvedOutputNameError,
+} from './resolution/index.js';
+export type { ComputeOutputPathOptions, InstantiateConfigOptions } from './resolution/index.js';
+export { Executor } from './executor.js';
+export type { ExecutorOptions, StepEntry } from './executor.js';
+export type { RunOptions } from './run/run-options.js';
+export { InlineStepRunner } from './run/step-runner.js';
+export type { StepInvocation, StepRunner } from './run/step-runner.js';
+export { STATUS_DEP_FAILED, STATUS_FAILED, STATUS_RUNNING, STATUS_SUCCESS, parseStatusText } from './status/status.js';
+export type { StepStatus } from './status/status.js';
+export { readStatus, writeStatus } from './status/status-store.js';
+export { executorMain } from './main/executor-main.js';
+export type { ExecutorMainOptions } from './main/executor-main.js';
+export { EXECUTOR_USAGE, parseExecutorArgs } from './main/cli-args.js';
+export type { ExecutorArgs, ProgressMode } from './main/cli-args.js';
+export type { PlanAction, StepPlan } from './main/explain.js';
+export { materialize } from './materialize/materialize.js';
+export type { MaterializeOptions } from './materialize/materialize.js';
+export { createProgressReporter } from './progress/progress-reporter.js';
+export type { ProgressReporter, ProgressReporterOptions, ProgressStream } from './progress/progress-reporter.js';
+export { formatSummary } from './progress/step-state.js';
+export type { RunSummary, StepState } from './progress/step-state.js';

@@ -57,6 +57,8 @@ class PlainProgress implements ProgressReporter {
   constructor(private readonly stream: ProgressStream) {}
 
   update(label: string, state: StepState, detail?: string): void {
+    // Every step starts pending; only changes from there are worth a line.
+    if (state === 'pending') return;
     this.stream.write(`[executor] ${label}: ${state}${detail ? ` (${detail})` : ''}\n`);
   }
 

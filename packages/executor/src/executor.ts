@@ -1,0 +1,381 @@
+import { leaseTimings, RiggingError } from '@marin/rigging';
+import type { LeaseTimings } from '@marin/rigging';
+import { ExecutorStep } from './dag/executor-step.js';
+import { InputName } from './dag/input-name.js';
+import { pathJoin } from './dag/path-join.js';
+import { ExecutorError } from './errors.js';
+import type { ExecutorLogger } from './logger.js';
+import { compileRunOnly } from './main/cli-args.js';
+import { explainSteps, formatPlan } from './main/explain.js';
+import type { StepPlan } from './main/explain.js';
+import { createProgressReporter } from './progress/progress-reporter.js';
+import type { ProgressReporter } from './progress/progress-reporter.js';
+import { absolutePrefix } from './resolution/make-prefix-absolute.js';
+import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
+import { boundedMap } from './run/bounded-map.js';
+import {
+  buildExperimentInfo,
+  buildStepInfo,
+  experimentInfoPath,
+  infoFileText,
+  writeTextFile,
+} from './run/info-files.js';
+import { parseRunOptions } from './run/run-options.js';
+import type { RunConfig, RunOptions } from './run/run-options.js';
+import { scheduleDag } from './run/scheduler.js';
+import { selectStepsToRun } from './run/step-selection.js';
+import { InlineStepRunner } from './run/step-runner.js';
+import type { StepRunner } from './run/step-runner.js';
+import { runUnderLease } from './status/lease-loop.js';
+import { fileUnder, INFO_FILE, readStatus } from './status/status-store.js';
+import { isFailedStatus, STATUS_SUCCESS } from './status/status.js';
+import type { StepStatus } from './status/status.js';
+import { readInfoText, verifyOnHit } from './status/verify-on-hit.js';
+import { VersionGraph } from './versioning/version-graph.js';
+
+/** Constructor options of {@link Executor}. */
+export interface ExecutorOptions {
+  /** Root URL or local path of all outputs; a relative local path is made absolute. */
+  prefix: string;
+  /** Where the experiment JSON goes. @default `<prefix>/experiments` */
+  executorInfoBasePath?: string | null;
+  /** Free text about the experiment (not written, as in Marin). @default null */
+  description?: string | null;
+  /** Where log lines go. @default lines on stderr (through the progress display during a run) */
+  logger?: ExecutorLogger;
+}
+
+/** One entry of `run()`'s step list: a step, a reference to one, or `null` (skipped). */
+export type StepEntry = ExecutorStep | InputName | null | undefined;
+
+/** Concurrency of status and info reads before scheduling. */
+const IO_CONCURRENCY = 32;
+
+interface PreparedRun {
+  config: RunConfig;
+  timings: LeaseTimings;
+  stepsToRun: ExecutorStep[];
+  statuses: Map<ExecutorStep, StepStatus | null>;
+  /** `.executor_info` text read during verify-on-hit, to skip identical rewrites. */
+  infoTexts: Map<ExecutorStep, string | null>;
+  /** SUCCESS outputs whose stored version differs (override paths): their info is never overwritten. */
+  keepInfo: Set<ExecutorStep>;
+}
+
+/**
+ * Runs a DAG of `ExecutorStep`s: versions every step, skips outputs that already succeeded, and
+ * runs the rest with bounded concurrency under Marin's status/lease protocol, so several executors
+ * (TypeScript or Python) can share a prefix. Single-use: `run()` may be called once.
+ *
+ * @example
+ * const executor = new Executor({ prefix: '/tmp/marin' });
+ * const paths = await executor.run([stats]);
+ */
+export class Executor {
+  /** Absolute local path or URL of all outputs. */
+  readonly prefix: string;
+  /** Where the experiment JSON is written. */
+  readonly executorInfoBasePath: string;
+  /** Free-text description (not written). */
+  readonly description: string | null;
+  private readonly graph: VersionGraph;
+  private readonly logger: ExecutorLogger;
+  private readonly runner: StepRunner = new InlineStepRunner();
+  private used = false;
+  private infoPath: string | null = null;
+  /** The active progress display; default log lines go through it so the live view is not torn. */
+  private reporter: ProgressReporter | null = null;
+
+  /**
+   * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty prefix.
+   */
+  constructor(options: ExecutorOptions) {
+    if (typeof options?.prefix !== 'string' || options.prefix.trim() === '') {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'executor prefix must be a non-empty path or URL', {
+        details: { prefix: options?.prefix },
+      });
+    }
+    this.prefix = absolutePrefix(options.prefix);
+    this.executorInfoBasePath = options.executorInfoBasePath ?? pathJoin(this.prefix, 'experiments');
+    this.description = options.description ?? null;
+    this.logger = options.logger ?? {
+      info: (m) => this.emit(`[executor] INFO ${m}`),
+      warn: (m) => this.emit(`[executor] WARN ${m}`),
+    };
+    this.graph = new VersionGraph({ prefix: this.prefix, logger: this.logger });
+  }
+
+  /** Every versioned step, dependencies first (duplicates by version appear once). */
+  get steps(): readonly ExecutorStep[] {
+    return this.graph.steps;
+  }
+  /** Version object per step. */
+  get versions(): ReadonlyMap<ExecutorStep, unknown> {
+    return this.graph.versions;
+  }
+  /** Version string (compact, sorted JSON) per step. */
+  get versionStrs(): ReadonlyMap<ExecutorStep, string> {
+    return this.graph.versionStrs;
+  }
+  /** hash6 per step. */
+  get hashedVersions(): ReadonlyMap<ExecutorStep, string> {
+    return this.graph.hashedVersions;
+  }
+  /** Output path per step object (duplicates and pseudo-only steps included). */
+  get outputPaths(): ReadonlyMap<ExecutorStep, string> {
+    return this.graph.outputPaths;
+  }
+  /** Instantiated config per step. */
+  get configs(): ReadonlyMap<ExecutorStep, unknown> {
+    return this.graph.configs;
+  }
+  /** Canonical blocking dependencies per step. */
+  get dependencies(): ReadonlyMap<ExecutorStep, readonly ExecutorStep[]> {
+    return this.graph.dependencies;
+  }
+  /** Whether each step is reached only through pseudo-dependencies. */
+  get isPseudoDep(): ReadonlyMap<ExecutorStep, boolean> {
+    return this.graph.isPseudoDep;
+  }
+  /** Path of the experiment JSON, once `run()` has computed it (also set by dry runs). */
+  get executorInfoPath(): string | null {
+    return this.infoPath;
+  }
+
+  /** Computes (memoised) the version and output path of `step` and its dependencies. */
+  computeVersion(step: ExecutorStep, isPseudoDep = false): void {
+    this.graph.computeVersion(step, isPseudoDep);
+  }
+
+  /** `<name>-<hash6>` of a versioned step. */
+  label(step: ExecutorStep): string {
+    return this.graph.label(step);
+  }
+
+  /**
+   * Plans a run without writing anything: for each step to run, in run order, `skip`, `run`, `wait`
+   * or `take over` with the reason, and for steps that will run a field-level diff against the
+   * nearest earlier version of the same name. Does not consume the executor.
+   *
+   * @throws {ExecutorError} EXECUTOR_PREVIOUSLY_FAILED, EXECUTOR_VERSION_CONFLICT, EXECUTOR_CYCLE or
+   * EXECUTOR_INVALID_ARGUMENT exactly as `run()` would.
+   */
+  async explain(steps: readonly StepEntry[], options: RunOptions = {}): Promise<StepPlan[]> {
+    const prepared = await this.prepare(steps, options);
+    return this.plan(prepared);
+  }
+
+  /**
+   * Runs the steps (and their dependencies): phases of executor spec §6.1. Returns the output path
+   * of every step object known to the run.
+   *
+   * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for a second call, bad options (`max_concurrent
+   * must be a positive integer, got <n>`), bad lease timings or a remote step; EXECUTOR_CYCLE;
+   * EXECUTOR_VERSION_CONFLICT before anything runs; EXECUTOR_PREVIOUSLY_FAILED (aborts the run);
+   * EXECUTOR_STEP_FAILED `<n> step(s) failed` with `details.failures` and `details.completed`.
+   */
+  async run(steps: readonly StepEntry[], options: RunOptions = {}): Promise<Map<ExecutorStep, string>> {
+    if (this.used) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'this executor has already run; create a new Executor per run', {
+        details: { prefix: this.prefix },
+      });
+    }
+    this.used = true;
+    const prepared = await this.prepare(steps, options);
+    if (prepared.config.dryRun) {
+      const plans = await this.plan(prepared);
+      for (const line of formatPlan(plans)) this.logger.info(line);
+      return new Map(this.graph.outputPaths);
+    }
+    await this.writeInfos(prepared);
+    await this.schedule(prepared);
+    return new Map(this.graph.outputPaths);
+  }
+
+  private emit(line: string): void {
+    if (this.reporter !== null) this.reporter.log(line);
+    else process.stderr.write(`${line}\n`);
+  }
+
+  private async prepare(entries: readonly StepEntry[], options: RunOptions): Promise<PreparedRun> {
+    const config = parseRunOptions(options);
+    let timings: LeaseTimings;
+    try {
+      timings = leaseTimings();
+    } catch (cause) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'invalid lease timings in MARIN_LEASE_* environment variables', {
+        cause,
+        details: RiggingError.is(cause) ? cause.details : {},
+      });
+    }
+    const runOnly = config.runOnly === null ? null : compileRunOnly(config.runOnly);
+    for (const entry of entries) {
+      if (entry === null || entry === undefined) continue;
+      let step: ExecutorStep | null;
+      if (entry instanceof InputName) step = entry.step;
+      else if (entry instanceof ExecutorStep) step = entry;
+      else {
+        throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Unexpected type ${typeof entry} for run: ${String(entry)}`, {
+          details: { entry: String(entry) },
+        });
+      }
+      if (step === null) continue;
+      this.graph.computeVersion(step, false);
+    }
+    const all = this.graph.steps;
+    const statuses = new Map<ExecutorStep, StepStatus | null>();
+    const read = await boundedMap(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
+    all.forEach((s, i) => statuses.set(s, read[i]!));
+
+    const stepsToRun = selectStepsToRun({
+      steps: all,
+      name: (s) => s.name,
+      dependencies: (s) => this.graph.dependencies.get(s) ?? [],
+      isPseudoDep: (s) => this.graph.isPseudoDep.get(s) === true,
+      status: (s) => statuses.get(s) ?? null,
+      runOnly,
+      logger: this.logger,
+    });
+    for (const s of stepsToRun) this.runner.check(s, this.graph.label(s));
+
+    const infoTexts = new Map<ExecutorStep, string | null>();
+    const keepInfo = new Set<ExecutorStep>();
+    const succeeded = all.filter((s) => statuses.get(s) === STATUS_SUCCESS);
+    await boundedMap(succeeded, IO_CONCURRENCY, async (s) => {
+      const result = await verifyOnHit(this.verifyTarget(s), this.logger);
+      infoTexts.set(s, result.infoText);
+      if (!result.matches && result.infoText !== null) keepInfo.add(s);
+    });
+    return { config, timings, stepsToRun, statuses, infoTexts, keepInfo };
+  }
+
+  private verifyTarget(step: ExecutorStep) {
+    return {
+      name: step.name,
+      label: this.graph.label(step),
+      outputPath: this.graph.outputPaths.get(step)!,
+      versionStr: this.graph.versionStrs.get(step)!,
+      hash: this.graph.hashedVersions.get(step)!,
+      overridden: step.overrideOutputPath !== null,
+    };
+  }
+
+  private async plan(prepared: PreparedRun): Promise<StepPlan[]> {
+    const infos = this.graph.steps.map((s) => buildStepInfo(this.graph, s));
+    this.infoPath = experimentInfoPath(this.executorInfoBasePath, infos);
+    return explainSteps({
+      graph: this.graph,
+      stepsToRun: prepared.stepsToRun,
+      statuses: prepared.statuses,
+      forceRunFailed: prepared.config.forceRunFailed,
+      timings: prepared.timings,
+      logger: this.logger,
+    });
+  }
+
+  private async writeInfos(prepared: PreparedRun): Promise<void> {
+    const all = this.graph.steps;
+    const infos = all.map((s) => buildStepInfo(this.graph, s));
+    await boundedMap(all, IO_CONCURRENCY, async (step, i) => {
+      if (prepared.keepInfo.has(step)) return;
+      const text = infoFileText(infos[i], this.logger);
+      const out = this.graph.outputPaths.get(step)!;
+      const existing = prepared.infoTexts.has(step) ? prepared.infoTexts.get(step) : await readInfoText(out).catch(() => null);
+      if (existing === text) return;
+      await writeTextFile(fileUnder(out, INFO_FILE), text);
+    });
+    this.infoPath = experimentInfoPath(this.executorInfoBasePath, infos);
+    const experiment = await buildExperimentInfo(this.prefix, infos);
+    await writeTextFile(this.infoPath, infoFileText(experiment, this.logger));
+  }
+
+  private async schedule(prepared: PreparedRun): Promise<void> {
+    const { config } = prepared;
+    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress });
+    this.reporter = reporter;
+    try {
+      await this.scheduleWith(prepared, reporter);
+    } finally {
+      this.reporter = null;
+    }
+  }
+
+  private async scheduleWith(prepared: PreparedRun, reporter: ProgressReporter): Promise<void> {
+    const { config, timings, stepsToRun } = prepared;
+    const graph = this.graph;
+    const aborts = new WeakSet<object>();
+    const result = await scheduleDag({
+      nodes: stepsToRun,
+      dependencies: (s) => graph.dependencies.get(s) ?? [],
+      maxConcurrent: config.maxConcurrent,
+      label: (s) => graph.label(s),
+      abortsRun: (e) => typeof e === 'object' && e !== null && aborts.has(e),
+      onState: (s, state, detail) => reporter.update(graph.label(s), state, detail),
+      execute: async (step) => {
+        const label = graph.label(step);
+        const outputPath = graph.outputPaths.get(step)!;
+        const status = await readStatus(outputPath);
+        if (status === STATUS_SUCCESS) {
+          await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
+          this.logger.info(`Skip ${label}: already succeeded`);
+          return 'skipped';
+        }
+        if (isFailedStatus(status) && !config.forceRunFailed) {
+          const err = new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${label} failed previously. Status: ${status}`, {
+            details: { step: label, status },
+          });
+          aborts.add(err);
+          throw err;
+        }
+        if (step.fn === null) {
+          throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
+            cause: new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${label} has no callable fn`, { details: { step: label } }),
+            details: { step: label },
+          });
+        }
+        return runUnderLease({
+          label,
+          outputPath,
+          timings,
+          forceRunFailed: config.forceRunFailed,
+          logger: this.logger,
+          initialStatus: status,
+          onState: (state, detail) => reporter.update(label, state, detail),
+          verifyHit: async () => {
+            await verifyOnHit(this.verifyTarget(step), this.logger);
+          },
+          attempt: (signal) =>
+            this.runner.run({
+              step,
+              label,
+              config: graph.configs.get(step),
+              outputPath,
+              signal,
+              mirrorBudgetGb: maxMirrorBudgetGb(step.config),
+            }),
+        });
+      },
+    });
+    const count = (o: string): number => [...result.outcomes.values()].filter((v) => v === o).length;
+    reporter.finish({
+      total: stepsToRun.length,
+      ran: count('ran'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      notRun: count('blocked') + count('not-started'),
+    });
+    if (result.abortError !== undefined) throw result.abortError;
+    if (result.failures.length > 0) {
+      const completed = stepsToRun
+        .filter((s) => {
+          const o = result.outcomes.get(s);
+          return o === 'ran' || o === 'skipped';
+        })
+        .map((s) => graph.label(s));
+      throw new ExecutorError('EXECUTOR_STEP_FAILED', `${result.failures.length} step(s) failed`, {
+        cause: result.failures[0]!.error,
+        details: { failures: result.failures.map((f) => f.error), completed },
+      });
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { marinPrefix } from '@marin/rigging';
+import type { ExecutorStep } from '../dag/executor-step.js';
+import { ExecutorError } from '../errors.js';
+import { Executor } from '../executor.js';
+import type { StepEntry } from '../executor.js';
+import type { ExecutorLogger } from '../logger.js';
+import { EXECUTOR_USAGE, parseExecutorArgs } from './cli-args.js';
+import type { ExecutorArgs } from './cli-args.js';
+
+/** Options of {@link executorMain}. */
+export interface ExecutorMainOptions {
+  /** The experiment's steps (or references to them). */
+  steps: readonly StepEntry[];
+  /** Free text about the experiment. @default null */
+  description?: string | null;
+  /** Overrides `--max-concurrent` when given. @default the CLI value, else 8 */
+  maxConcurrent?: number | null;
+  /** Command-line arguments. @default process.argv.slice(2) */
+  argv?: readonly string[];
+  /** Where log lines go. @default stderr */
+  logger?: ExecutorLogger;
+  /** Called with 0 after `--help` and 2 after a usage error. @default process.exit */
+  exit?: (code: number) => void;
+}
+
+/** Percent-encodes like Python `urllib.parse.quote` (safe: `A-Za-z0-9_.-~/`). */
+export function pyQuoteUrl(s: string): string {
+  return Array.from(new TextEncoder().encode(s))
+    .map((b) => {
+      const c = String.fromCharCode(b);
+      return /[A-Za-z0-9_.\-~/]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
+}
+
+function writeLine(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * The entry point of an experiment script (Marin's `executor_main`): parses the command line,
+ * resolves the prefix (`--prefix`, else `marinPrefix()`), runs the steps and logs where the
+ * experiment JSON went. Resolves the output paths, or `null` after `--help` / a usage error.
+ *
+ * Unknown flags, positional arguments and invalid values print the usage and exit with code 2.
+ *
+ * @example
+ * await executorMain({ steps: [stats], description: 'hello world' });
+ *
+ * @throws {ExecutorError} whatever `Executor.run()` throws; the entry script's top-level `await`
+ * then exits non-zero with the error printed.
+ */
+export async function executorMain(options: ExecutorMainOptions): Promise<Map<ExecutorStep, string> | null> {
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  let args: ExecutorArgs;
+  try {
+    args = parseExecutorArgs(options.argv ?? process.argv.slice(2));
+    if (args.runStep !== null || args.stepConfigFile !== null) {
+      throw new ExecutorError(
+        'EXECUTOR_INVALID_ARGUMENT',
+        '--run-step and --step-config-file are the worker mode of remote steps, which need the Fray backend; this executor runs steps inline only',
+        { details: { usage: true } },
+      );
+    }
+  } catch (e) {
+    if (ExecutorError.hasCode(e, 'EXECUTOR_INVALID_ARGUMENT')) {
+      process.stderr.write(`error: ${e.message}\n\n${EXECUTOR_USAGE}`);
+      exit(2);
+      return null;
+    }
+    throw e;
+  }
+  if (args.help) {
+    process.stdout.write(EXECUTOR_USAGE);
+    exit(0);
+    return null;
+  }
+  const log = options.logger ?? { info: (m: string) => writeLine(`[executor] INFO ${m}`), warn: (m: string) => writeLine(`[executor] WARN ${m}`) };
+  const prefix = args.prefix ?? (await marinPrefix());
+  const executor = new Executor({
+    prefix,
+    executorInfoBasePath: args.executorInfoBasePath,
+    description: options.description ?? null,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const started = performance.now();
+  const paths = await executor.run(options.steps, {
+    dryRun: args.dryRun,
+    runOnly: args.runOnly,
+    forceRunFailed: args.forceRunFailed,
+    maxConcurrent: options.maxConcurrent ?? args.maxConcurrent,
+    progress: args.progress,
+  });
+  log.info(`Executor run took ${((performance.now() - started) / 1000).toFixed(2)}s`);
+  const infoPath = executor.executorInfoPath;
+  if (!args.dryRun && infoPath !== null) {
+    log.info(`Executor info written to ${infoPath}`);
+    if (infoPath.startsWith('gs://')) {
+      log.info(`View the experiment at https://marin.community/data-browser/experiment?path=${pyQuoteUrl(infoPath)}`);
+    }
+  }
+  return paths;
+}
