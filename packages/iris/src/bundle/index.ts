@@ -1,0 +1,12 @@
+export { createBundle, CreateBundleOptionsSchema, DEFAULT_MAX_BUNDLE_BYTES } from './create-bundle.js';
+export type { Bundle, CreateBundleOptions } from './create-bundle.js';
+export type { BundleFile } from './bundle-manifest.js';
+export { bundleIdOf, manifestText } from './bundle-manifest.js';
+export { listBundleFiles, isExcludedPath } from './bundle-files.js';
+export { readBundleArchive, verifyBundleArchive, extractBundleArchive } from './bundle-archive.js';
+export { BundleCache } from './bundle-cache.js';
+export type { BundleCacheOptions, BundleLease } from './bundle-cache.js';
+export { buildSetupCommands, SetupOptionsSchema, NPM_INSTALL_COMMAND, IRIS_SETUP_HOOK_COMMAND, isDependencyStep } from './setup-commands.js';
+export type { SetupOptions } from './setup-commands.js';
+export { EnvironmentCache, dependencyKey } from './environment-cache.js';
+export type { EnvironmentCacheOptions, PrepareOutcome, PrepareWorkdirOptions } from './environment-cache.js';

@@ -1,0 +1,298 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { BundleCache } from '../bundle/bundle-cache.js';
+import type { EnvironmentCache } from '../bundle/environment-cache.js';
+import { Constraint, StopReason, TaskState } from '../gen/iris/v1/types.js';
+import type { RunTaskRequest } from '../gen/iris/v1/types.js';
+import type { AttemptObservation } from '../gen/iris/v1/worker.js';
+import { AttemptProcess } from './attempt-process.js';
+import type { LogShipper } from './log-shipper.js';
+import type { ResourceUsage } from './resource-usage.js';
+import { EMPTY_USAGE } from './resource-usage.js';
+import type { RunningRecords } from './running-records.js';
+import { buildTaskEnv } from './task-env.js';
+
+/** States an attempt passes through on a worker. */
+export type AttemptState = 'BUILDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'WORKER_FAILED';
+
+const TERMINAL: ReadonlySet<AttemptState> = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED']);
+
+const WIRE_STATES: Record<AttemptState, TaskState> = {
+  BUILDING: TaskState.TASK_STATE_BUILDING,
+  RUNNING: TaskState.TASK_STATE_RUNNING,
+  SUCCEEDED: TaskState.TASK_STATE_SUCCEEDED,
+  FAILED: TaskState.TASK_STATE_FAILED,
+  KILLED: TaskState.TASK_STATE_KILLED,
+  WORKER_FAILED: TaskState.TASK_STATE_WORKER_FAILED,
+};
+
+/** What every attempt on one worker shares: identity, caches, the log pipeline and timings. */
+export interface AttemptContext {
+  workerId: string;
+  controllerAddress: string;
+  authToken?: string | undefined;
+  advertiseHost: string;
+  cacheDir: string;
+  daemonEnv: Readonly<Record<string, string | undefined>>;
+  taskEnv: Readonly<Record<string, string>>;
+  attributes: Readonly<Record<string, string | number>>;
+  tpu?: { name: string; workerId: number; acceleratorType: string } | undefined;
+  termTimeoutMs: number;
+  usageIntervalMs: number;
+  /** How long an ending attempt waits for its logs to reach the controller. */
+  logDrainTimeoutMs: number;
+  bundles: BundleCache;
+  environments: EnvironmentCache;
+  logs: LogShipper;
+  running: RunningRecords;
+}
+
+/** The minimal surface the reconcile loop needs from an attempt; a fake can implement it. */
+export interface ReconcilableAttempt {
+  readonly uid: string;
+  /** True until the attempt reached a terminal state. */
+  readonly live: boolean;
+  /** Starts the lifecycle; called once. */
+  start(): void;
+  /** Stops the attempt if live (idempotent); resolves once it is terminal. */
+  stop(reason: StopReason): Promise<void>;
+  /** The attempt as the controller sees it. */
+  observe(): AttemptObservation;
+}
+
+/**
+ * One attempt on this worker: BUILDING (workdir, ports, bundle, setup) → RUNNING (process group) →
+ * a terminal state, which is set only after the attempt's logs were flushed to the controller.
+ */
+export class Attempt implements ReconcilableAttempt {
+  readonly uid: string;
+  readonly spec: RunTaskRequest;
+  /** The attempt's own directory (its workdir unless the job runs in place). */
+  readonly attemptDir: string;
+  #state: AttemptState = 'BUILDING';
+  #exitCode = 0;
+  #error = '';
+  #startedAtMs = 0;
+  #finishedAtMs = 0;
+  #ports: Record<string, number> = {};
+  #process: AttemptProcess | null = null;
+  #stopReason: StopReason | null = null;
+  readonly #abort = new AbortController();
+  readonly #ctx: AttemptContext;
+  #done: Promise<void> = Promise.resolve();
+
+  constructor(spec: RunTaskRequest, ctx: AttemptContext) {
+    this.uid = spec.attemptUid;
+    this.spec = spec;
+    this.#ctx = ctx;
+    const name = `${spec.jobId.replaceAll('/', '_')}_${spec.taskIndex}_attempt_${spec.attemptId}`;
+    this.attemptDir = join(ctx.cacheDir, 'workdirs', name);
+  }
+
+  get state(): AttemptState {
+    return this.#state;
+  }
+
+  get live(): boolean {
+    return !TERMINAL.has(this.#state);
+  }
+
+  /** Resolves once the attempt is terminal. */
+  get done(): Promise<void> {
+    return this.#done;
+  }
+
+  get usage(): ResourceUsage {
+    return this.#process?.usage ?? EMPTY_USAGE;
+  }
+
+  start(): void {
+    this.#done = this.#run().catch((e: unknown) => {
+      // Anything unexpected (disk full, a bug) is the worker's failure, not the task's.
+      return this.#finish('WORKER_FAILED', 0, `worker error: ${(e as Error).message ?? String(e)}`);
+    });
+  }
+
+  async stop(reason: StopReason): Promise<void> {
+    if (!this.live) return;
+    if (this.#stopReason === null) {
+      this.#stopReason = reason;
+      this.#system(`[iris] stopping attempt (${StopReason[reason] ?? reason})`);
+      this.#abort.abort();
+      void this.#process?.stop(this.#ctx.termTimeoutMs);
+    }
+    await this.#done;
+  }
+
+  observe(): AttemptObservation {
+    return {
+      attemptUid: this.uid,
+      state: WIRE_STATES[this.#state],
+      exitCode: this.#exitCode,
+      error: this.#error,
+      startedAtMs: this.#startedAtMs,
+      finishedAtMs: this.#finishedAtMs,
+      usage: { ...this.usage },
+      ports: { ...this.#ports },
+    };
+  }
+
+  async #run(): Promise<void> {
+    const spec = this.spec;
+    const entrypoint = spec.entrypoint;
+    const argv = entrypoint?.run?.argv ?? [];
+    if (argv.length === 0) return this.#finish('FAILED', 1, 'run command is empty');
+    const inPlace = entrypoint?.inPlace === true && entrypoint.workdir !== '';
+    const workdir = inPlace ? (entrypoint as { workdir: string }).workdir : this.attemptDir;
+    await rm(this.attemptDir, { recursive: true, force: true });
+    await mkdir(this.attemptDir, { recursive: true });
+    this.#ports = await allocatePorts(spec.ports);
+    const env = buildTaskEnv({
+      daemonEnv: this.#ctx.daemonEnv,
+      workdir,
+      taskEnv: this.#ctx.taskEnv,
+      jobEnv: spec.environment?.envVars ?? {},
+      jobId: spec.jobId,
+      taskId: spec.taskId,
+      taskIndex: spec.taskIndex,
+      numTasks: spec.numTasks,
+      attemptId: spec.attemptId,
+      attemptUid: spec.attemptUid,
+      user: spec.user,
+      workerId: this.#ctx.workerId,
+      controllerAddress: this.#ctx.controllerAddress,
+      authToken: this.#ctx.authToken,
+      advertiseHost: this.#ctx.advertiseHost,
+      bundleId: spec.bundleId,
+      ports: this.#ports,
+      dependencyGroups: spec.environment?.dependencyGroups ?? [],
+      constraints: spec.constraints.map((c) => Constraint.toJSON(c)),
+      workerAttributes: this.#ctx.attributes,
+      gang: spec.gang === undefined || spec.gang.groupSize === 0 ? undefined : { ...spec.gang },
+      tpu: this.#ctx.tpu,
+    });
+    // TMPDIR of an in-place job stays in its own attempt dir, never in the submitter's workspace.
+    env['TMPDIR'] = join(this.attemptDir, '.tmp');
+    await mkdir(env['TMPDIR'], { recursive: true });
+
+    if (!inPlace) {
+      const prepared = await this.#prepare(env);
+      if (prepared !== 'ok') return;
+    }
+    await writeWorkdirFiles(workdir, entrypoint?.workdirFiles ?? {});
+    if (this.#stopReason !== null) return this.#finish('KILLED', 0, this.#stopMessage());
+
+    try {
+      this.#process = await AttemptProcess.spawn({
+        argv,
+        cwd: workdir,
+        env,
+        usageIntervalMs: this.#ctx.usageIntervalMs,
+        onOutput: (source, line) => this.#ctx.logs.append(this.#logRef(), source, line),
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      return this.#finish('WORKER_FAILED', 0, `cannot start "${argv[0]}": ${code}`);
+    }
+    const proc = this.#process;
+    this.#startedAtMs = proc.startedAtMs;
+    this.#state = 'RUNNING';
+    await this.#ctx.running.add({ uid: this.uid, pid: proc.pid, pgid: proc.pgid, startTime: proc.startTime, startedAtMs: proc.startedAtMs });
+    // A stop that raced with the spawn still has to reach the new group.
+    if (this.#stopReason !== null) void proc.stop(this.#ctx.termTimeoutMs);
+    const status = await proc.exited;
+    await this.#ctx.running.remove(this.uid);
+    proc.sampleUsage();
+    if (this.#stopReason !== null) return this.#finish('KILLED', status.exitCode, this.#stopMessage());
+    if (status.exitCode === 0) return this.#finish('SUCCEEDED', 0, '');
+    return this.#finish('FAILED', status.exitCode, status.message);
+  }
+
+  async #prepare(env: Record<string, string>): Promise<'ok' | 'ended'> {
+    let lease = null;
+    try {
+      if (this.spec.bundleId !== '') {
+        this.#system(`[iris] fetching bundle ${this.spec.bundleId}`);
+        try {
+          lease = await this.#ctx.bundles.acquire(this.spec.bundleId);
+        } catch (e) {
+          await this.#finish('WORKER_FAILED', 0, `cannot fetch bundle "${this.spec.bundleId}": ${(e as Error).message}`);
+          return 'ended';
+        }
+        this.#system(`[iris] bundle ${this.spec.bundleId} ${lease.hit ? 'served from cache' : 'downloaded'}`);
+      }
+      if (this.#stopReason !== null) {
+        await this.#finish('KILLED', 0, this.#stopMessage());
+        return 'ended';
+      }
+      const outcome = await this.#ctx.environments.prepareWorkdir({
+        bundleId: this.spec.bundleId,
+        bundleTree: lease?.path ?? null,
+        setupCommands: (this.spec.entrypoint?.setupCommands ?? []).map((c) => c.argv),
+        workdir: this.attemptDir,
+        env,
+        onLine: (line) => this.#ctx.logs.append(this.#logRef(), 'build', line),
+        signal: this.#abort.signal,
+      });
+      if (!outcome.ok) {
+        if (outcome.aborted || this.#stopReason !== null) await this.#finish('KILLED', 0, this.#stopMessage());
+        else await this.#finish('FAILED', outcome.exitCode, outcome.message);
+        return 'ended';
+      }
+      return 'ok';
+    } finally {
+      lease?.release();
+    }
+  }
+
+  #stopMessage(): string {
+    return `stopped: ${StopReason[this.#stopReason ?? StopReason.STOP_REASON_UNSPECIFIED] ?? 'unknown'}`;
+  }
+
+  #logRef(): { taskId: string; attemptId: number; attemptUid: string } {
+    return { taskId: this.spec.taskId, attemptId: this.spec.attemptId, attemptUid: this.uid };
+  }
+
+  #system(line: string): void {
+    this.#ctx.logs.append(this.#logRef(), 'system', line);
+  }
+
+  async #finish(state: AttemptState, exitCode: number, error: string): Promise<void> {
+    if (!this.live) return;
+    if (error !== '') this.#system(`[iris] attempt ${state.toLowerCase()}: ${error}`);
+    // Logs first: once the controller sees a terminal state it may consider the attempt complete.
+    await this.#ctx.logs.drain(this.#ctx.logDrainTimeoutMs);
+    this.#exitCode = exitCode;
+    this.#error = error;
+    this.#finishedAtMs = Date.now();
+    this.#state = state;
+  }
+}
+
+/** Binds port 0 once per name on loopback, records the port and releases it for the task. */
+async function allocatePorts(names: readonly string[]): Promise<Record<string, number>> {
+  const ports: Record<string, number> = {};
+  for (const name of names) {
+    ports[name] = await new Promise<number>((resolvePort, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        const port = typeof address === 'object' && address !== null ? address.port : 0;
+        server.close(() => resolvePort(port));
+      });
+    });
+  }
+  return ports;
+}
+
+async function writeWorkdirFiles(workdir: string, files: Readonly<Record<string, Buffer>>): Promise<void> {
+  const root = resolve(workdir);
+  for (const [path, content] of Object.entries(files)) {
+    const target = resolve(root, path);
+    if (!target.startsWith(root + sep)) throw new Error(`workdir file "${path}" escapes the workdir`);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+}

@@ -1,0 +1,81 @@
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { terminateGroup } from './process-group.js';
+import { processStartTime } from './resource-usage.js';
+
+/** What the worker remembers on disk about a running attempt, so a successor can clean up after a crash. */
+export interface RunningRecord {
+  uid: string;
+  pid: number;
+  pgid: number;
+  /** `/proc` start time of the leader; guards against a recycled pid. */
+  startTime: number;
+  startedAtMs: number;
+}
+
+const RecordSchema = z.object({
+  uid: z.string(),
+  workerId: z.string(),
+  pid: z.number().int().positive(),
+  pgid: z.number().int().positive(),
+  startTime: z.number(),
+  startedAtMs: z.number(),
+});
+
+/**
+ * `<cacheDir>/running/<uid>.json` files, one per live attempt process of this worker id. Records of
+ * other worker ids sharing the cache dir are left alone.
+ */
+export class RunningRecords {
+  readonly #dir: string;
+  readonly #workerId: string;
+
+  constructor(options: { cacheDir: string; workerId: string }) {
+    this.#dir = join(options.cacheDir, 'running');
+    this.#workerId = options.workerId;
+  }
+
+  /** Records a started attempt process. */
+  async add(record: RunningRecord): Promise<void> {
+    await mkdir(this.#dir, { recursive: true });
+    await writeFile(join(this.#dir, `${record.uid}.json`), JSON.stringify({ ...record, workerId: this.#workerId }));
+  }
+
+  /** Forgets an attempt whose process group is gone. */
+  async remove(uid: string): Promise<void> {
+    await rm(join(this.#dir, `${uid}.json`), { force: true });
+  }
+
+  /**
+   * Kills the process groups a crashed predecessor with this worker id left behind (those whose
+   * leader pid still has the recorded start time) and removes their records.
+   * @returns the uids whose groups were still alive and got killed
+   */
+  async killLeftovers(termTimeoutMs: number): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.#dir);
+    } catch {
+      return [];
+    }
+    const killed: string[] = [];
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      const path = join(this.#dir, name);
+      let record;
+      try {
+        record = RecordSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+      } catch {
+        await rm(path, { force: true }); // unreadable: nothing we could safely kill
+        continue;
+      }
+      if (record.workerId !== this.#workerId) continue;
+      if (processStartTime(record.pid) === record.startTime) {
+        await terminateGroup(record.pgid, { termTimeoutMs });
+        killed.push(record.uid);
+      }
+      await rm(path, { force: true });
+    }
+    return killed;
+  }
+}
