@@ -1,0 +1,95 @@
+import { FloatValue } from '@marin/rigging';
+import { isRecord, mapContainer } from '../dag/config-node.js';
+import { ExecutorStep } from '../dag/executor-step.js';
+import { InputName } from '../dag/input-name.js';
+import { MirroredValue } from '../dag/mirrored-value.js';
+import { OutputName } from '../dag/output-name.js';
+import { joinName } from '../dag/path-join.js';
+import { VersionedValue } from '../dag/versioned-value.js';
+import { ExecutorError } from '../errors.js';
+import { makePrefixAbsolute } from './make-prefix-absolute.js';
+import { MIRROR_SCHEME, mirrorUrlForInput } from './mirror-path.js';
+
+/** Options of {@link instantiateConfig}. */
+export interface InstantiateConfigOptions {
+  /** The consuming step's own output path, for `OutputName`s; `null` when unknown. */
+  outputPath: string | null;
+  /** Output paths of every step the config refers to. */
+  outputPaths: ReadonlyMap<ExecutorStep, string>;
+  /** The prefix hardcoded inputs are relative to. */
+  prefix: string;
+  /** Keep `FloatValue` markers (for `.executor_info` files, so `float(1)` is written `1.0`). @default false */
+  keepFloats?: boolean;
+}
+
+/** The error for an `OutputName` with no output path to resolve against (Marin's text). */
+export function unresolvedOutputNameError(x: OutputName): ExecutorError {
+  return new ExecutorError(
+    'EXECUTOR_MATERIALIZE_FAILED',
+    `materialize: cannot resolve ${String(x)} — config has no output_path attribute and no explicit ` +
+      'output_path was passed to materialize()',
+    { details: { name: x.name } },
+  );
+}
+
+function stripFloats(x: unknown, stack: Set<object>): unknown {
+  if (x === null || typeof x !== 'object') return x;
+  if (FloatValue.is(x)) return x.value;
+  // Placeholders inside a versioned value are not resolved (Marin does not search them either).
+  if (x instanceof VersionedValue || x instanceof MirroredValue || x instanceof InputName) return x;
+  if (x instanceof OutputName || x instanceof ExecutorStep) return x;
+  return mapContainer(x, stack, (c) => stripFloats(c, stack));
+}
+
+/**
+ * A copy of `config` with every placeholder replaced by a concrete value (spec §4.1).
+ *
+ * Step inputs become `<dep output>/<name>`, `OutputName` the own output path (joined with its name),
+ * hardcoded inputs `<prefix>/<path>` (absolute ones and URLs as given), `VersionedValue`s their value
+ * (not searched for placeholders; only `FloatValue`s inside are stripped), `FloatValue`s their number,
+ * and `MirroredValue`s a `mirror://` URL. Arrays, `Map`s and records are rebuilt (records keep their
+ * prototype and frozenness); `Set`s and leaves are returned unchanged.
+ *
+ * @throws {ExecutorError} EXECUTOR_MATERIALIZE_FAILED for an `OutputName` when `outputPath` is null;
+ *   EXECUTOR_INVALID_ARGUMENT for a step without an output path (`No output path computed for step <name>`)
+ *   or a mirrored input outside the prefix.
+ */
+export function instantiateConfig<TConfig>(config: TConfig, options: InstantiateConfigOptions): unknown {
+  const { outputPath, outputPaths, prefix } = options;
+  const keepFloats = options.keepFloats ?? false;
+  const stack = new Set<object>();
+
+  const resolveInput = (input: InputName): string => {
+    const step = input.step;
+    if (step === null) return makePrefixAbsolute(prefix, input.name ?? '');
+    const depPath = outputPaths.get(step);
+    if (depPath === undefined) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `No output path computed for step ${step.name}`, {
+        details: { step: step.name },
+      });
+    }
+    return joinName(depPath, input.name);
+  };
+
+  const resolve = (x: unknown): unknown => {
+    if (x === null || typeof x !== 'object') return x;
+    if (x instanceof ExecutorStep) return resolveInput(new InputName(x, null));
+    if (x instanceof InputName) return resolveInput(x);
+    if (x instanceof OutputName) {
+      if (outputPath === null) throw unresolvedOutputNameError(x);
+      return joinName(outputPath, x.name);
+    }
+    if (x instanceof VersionedValue) return keepFloats ? x.value : stripFloats(x.value, new Set());
+    if (x instanceof MirroredValue) {
+      const inner: unknown = x.value;
+      if (inner instanceof InputName) return mirrorUrlForInput(inner, outputPaths, prefix);
+      if (inner instanceof ExecutorStep) return mirrorUrlForInput(new InputName(inner, null), outputPaths, prefix);
+      const r = resolve(inner);
+      return typeof r === 'string' && !r.startsWith(MIRROR_SCHEME) ? `${MIRROR_SCHEME}${r}` : r;
+    }
+    if (FloatValue.is(x)) return keepFloats ? x : x.value;
+    if (Array.isArray(x) || x instanceof Map || isRecord(x)) return mapContainer(x, stack, resolve);
+    return x;
+  };
+  return resolve(config);
+}
