@@ -19,3 +19,67 @@ export {
   pyQuote,
 } from './json/index.js';
 export type { PyJsonDumpsOptions, PyJsonPathSegment } from './json/index.js';
+export { StoragePath, prefixJoin, schemeOf, splitGcsPath } from './fs/storage-path.js';
+export { isConditionalFilesystem } from './fs/filesystem.js';
+export type {
+  ByteRange,
+  ConditionalFilesystem,
+  FileInfo,
+  Filesystem,
+  RmOptions,
+  VersionedBytes,
+} from './fs/filesystem.js';
+export { filesystemFor, registerFilesystem } from './fs/registry.js';
+export type { FilesystemFactory } from './fs/registry.js';
+export { createLocalFilesystem, localPathOf } from './fs/local-filesystem.js';
+export { createMemoryFilesystem, resetMemoryFilesystem } from './fs/memory-filesystem.js';
+export { ObjectStoreFilesystem } from './fs/object-store-filesystem.js';
+export type { ObjectLocation, ObjectMeta } from './fs/object-store-filesystem.js';
+export { compileGlob, expandBraces, hasWildcard } from './fs/glob-pattern.js';
+export {
+  copy,
+  createReadStream,
+  createWriteStream,
+  exists,
+  expandGlob,
+  glob,
+  ls,
+  mkdirs,
+  readBytes,
+  readText,
+  rename,
+  rm,
+  size,
+  stat,
+  writeBytes,
+  writeText,
+} from './fs/verbs.js';
+export { uniqueTempPath } from './fs/temp-path.js';
+export { atomicRename, atomicWrite } from './fs/atomic-rename.js';
+export type { AtomicRenameOptions } from './fs/atomic-rename.js';
+export { createLease, formatLease, parseLease } from './locks/distributed-lease.js';
+export type { DistributedLease, LeaseOptions, LeaseRecord, LeaseState } from './locks/distributed-lease.js';
+export { leaseTimings } from './locks/lease-timings.js';
+export type { LeaseTimings } from './locks/lease-timings.js';
+export { defaultWorkerId } from './locks/worker-id.js';
+export { conditionalObject } from './locks/conditional-object.js';
+export type { ConditionalObject } from './locks/conditional-object.js';
+export {
+  EMPTY_DATA_CONFIG,
+  defaultClusterSearchDirs,
+  loadDataConfig,
+  parseDataConfig,
+  resetDataConfigCache,
+  withDataConfig,
+} from './config/data-config.js';
+export type { DataConfig, LoadDataConfigOptions, RegionBucket, StoreKind } from './config/data-config.js';
+export { marinRegion, regionFromMetadata, regionFromPrefix, regionFromZone } from './config/region.js';
+export { DEFAULT_LOCAL_PREFIX, marinPrefix } from './config/marin-prefix.js';
+export { marinTempBucket } from './config/temp-bucket.js';
+export type { TempBucketOptions } from './config/temp-bucket.js';
+export { BYTES_PER_GB, BYTES_PER_MB, TransferBudget } from './budget/transfer-budget.js';
+export { currentMirrorBudget, globalTransferBudget, mirrorBudget } from './budget/mirror-budget.js';
+export { ExponentialBackoff } from './retry/exponential-backoff.js';
+export type { ExponentialBackoffOptions, WaitUntilOptions } from './retry/exponential-backoff.js';
+export { retryWithBackoff } from './retry/retry-with-backoff.js';
+export type { RetryAttempt, RetryOptions } from './retry/retry-with-backoff.js';
