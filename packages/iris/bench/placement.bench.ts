@@ -1,0 +1,187 @@
+/**
+ * Placement benchmark: one scheduling tick over 10,000 pending tasks and 1,000 workers with
+ * constraints, taints, PREFERRED ranking and TPU gangs. Prints figures; asserts nothing.
+ *
+ * Run alone: `node --conditions=@marin/source --import tsx bench/placement.bench.ts`
+ */
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { scheduleTick } from '../src/scheduler/schedule-tick.js';
+import type { Constraint, SchedulerJob, SchedulerTask, SchedulerWorker, SchedulingInput } from '../src/scheduler/types.js';
+
+/** Knobs of the placement benchmark. */
+export interface PlacementBenchOptions {
+  /** @default 1000 */
+  workers?: number;
+  /** @default 10000 */
+  pendingTasks?: number;
+  /** Timed ticks after one warm-up. @default 20 */
+  iterations?: number;
+}
+
+/** What the placement benchmark measured. */
+export interface PlacementBenchResult {
+  readonly name: string;
+  readonly workers: number;
+  readonly pendingTasks: number;
+  readonly assignments: number;
+  readonly pendingJobs: number;
+  readonly iterations: number;
+  readonly coldMs: number;
+  readonly medianMs: number;
+  readonly p90Ms: number;
+  readonly minMs: number;
+}
+
+const GIB = 2 ** 30;
+const REGIONS = ['us-east1', 'us-west4', 'europe-west4', 'us-central2'];
+
+function buildInput(workerCount: number, taskCount: number): SchedulingInput {
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const workers: SchedulerWorker[] = [];
+  const sliceWorkers = Math.floor(workerCount / 10 / 4) * 4;
+  for (let i = 0; i < sliceWorkers; i++) {
+    const slice = Math.floor(i / 4);
+    workers.push({
+      workerId: `tpu-${slice}-${i % 4}`,
+      healthy: true,
+      attributes: {
+        'device-type': 'tpu',
+        'device-variant': 'v5litepod-16',
+        'tpu-name': `slice-${slice}`,
+        'tpu-worker-id': i % 4,
+        'tpu-vm-count': 4,
+        region: REGIONS[slice % REGIONS.length] ?? 'us-east1',
+        preemptible: 'false',
+      },
+      capacity: { cpuMillicores: 32_000, memoryBytes: 128 * GIB, gpuCount: 0, tpuChips: 4 },
+      committed: { cpuMillicores: 0, memoryBytes: 0, gpuCount: 0, tpuChips: slice % 3 === 0 ? 4 : 0 },
+      buildingCount: 0,
+    });
+  }
+  for (let i = workers.length; i < workerCount; i++) {
+    workers.push({
+      workerId: `cpu-${i}`,
+      healthy: rand(50) !== 0,
+      attributes: {
+        'device-type': 'cpu',
+        region: REGIONS[rand(REGIONS.length)] ?? 'us-east1',
+        zone: `z${rand(3)}`,
+        preemptible: rand(2) === 0 ? 'true' : 'false',
+        generation: rand(4),
+        ...(rand(25) === 0 ? { 'taint:maintenance': 'true' } : {}),
+      },
+      capacity: { cpuMillicores: 16_000, memoryBytes: 64 * GIB, gpuCount: 0, tpuChips: 0 },
+      committed: { cpuMillicores: rand(4) * 2000, memoryBytes: rand(4) * 8 * GIB, gpuCount: 0, tpuChips: 0 },
+      buildingCount: rand(3),
+    });
+  }
+
+  const shapes: Array<() => Constraint[]> = [
+    () => [],
+    () => [{ key: 'region', op: 'EQ', value: REGIONS[rand(REGIONS.length)] ?? 'us-east1' }],
+    () => [{ key: 'preemptible', op: 'EQ', value: 'false' }],
+    () => [
+      { key: 'region', op: 'IN', values: ['us-east1', 'us-west4'] },
+      { key: 'generation', op: 'GE', value: 2 },
+    ],
+    () => [{ key: 'zone', op: 'NE', value: 'z0' }, { key: 'region', op: 'EQ', value: 'europe-west4', mode: 'PREFERRED' }],
+    () => [{ key: 'device-type', op: 'EQ', value: 'cpu' }, { key: 'taint:maintenance', op: 'EXISTS' }],
+  ];
+  const jobs: SchedulerJob[] = [];
+  const tasks: SchedulerTask[] = [];
+  let seq = 0;
+  const addJob = (job: Omit<SchedulerJob, 'insertionSeq'>, count: number): void => {
+    seq += 1;
+    jobs.push({ ...job, insertionSeq: seq });
+    for (let t = 0; t < count; t++) tasks.push({ taskId: `${job.jobId}/${t}`, jobId: job.jobId, taskIndex: t, state: 'PENDING' });
+  };
+  // A few TPU gangs (4 VMs each), then CPU jobs of 1–10 tasks until the task budget is spent.
+  for (let g = 0; g < 30 && tasks.length + 4 <= taskCount; g++) {
+    addJob(
+      {
+        jobId: `/bench/gang-${g}`,
+        depth: 1,
+        rootSubmittedAtMs: 1000 + g,
+        submittedAtMs: 1000 + g,
+        resources: { cpuMillicores: 8000, memoryBytes: 32 * GIB, gpuCount: 0, tpuChips: 4 },
+        constraints: [
+          { key: 'device-type', op: 'EQ', value: 'tpu' },
+          { key: 'device-variant', op: 'EQ', value: 'v5litepod-16' },
+        ],
+        coscheduling: { groupBy: 'tpu-name', tasksPerGroup: 4 },
+      },
+      4,
+    );
+  }
+  let j = 0;
+  while (tasks.length < taskCount) {
+    const count = Math.min(1 + rand(10), taskCount - tasks.length);
+    const depth = 1 + rand(2);
+    addJob(
+      {
+        jobId: depth === 1 ? `/bench/job-${j}` : `/bench/root-${j % 50}/job-${j}`,
+        depth,
+        rootSubmittedAtMs: 2000 + rand(500),
+        submittedAtMs: 2000 + j,
+        resources: { cpuMillicores: 500 * (1 + rand(8)), memoryBytes: (1 + rand(16)) * GIB, gpuCount: 0, tpuChips: 0 },
+        constraints: shapes[rand(shapes.length)]?.() ?? [],
+        coscheduling: null,
+      },
+      count,
+    );
+    j += 1;
+  }
+  return { nowMs: 10_000, workers, jobs, tasks };
+}
+
+/**
+ * Times `scheduleTick` on a generated snapshot (default: 10,000 pending tasks on 1,000 workers).
+ * Each timed tick sees the same input, as the controller's tick would if nothing changed.
+ */
+export function runPlacementBench(options: PlacementBenchOptions = {}): PlacementBenchResult {
+  const workers = options.workers ?? 1000;
+  const pendingTasks = options.pendingTasks ?? 10_000;
+  const iterations = options.iterations ?? 20;
+  const input = buildInput(workers, pendingTasks);
+  let start = performance.now();
+  const first = scheduleTick(input);
+  const coldMs = performance.now() - start;
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    start = performance.now();
+    scheduleTick(input);
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number): number => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
+  return {
+    name: 'iris placement tick',
+    workers,
+    pendingTasks,
+    assignments: first.assignments.length,
+    pendingJobs: first.pendingJobs.length,
+    iterations,
+    coldMs,
+    medianMs: at(0.5),
+    p90Ms: at(0.9),
+    minMs: samples[0] ?? 0,
+  };
+}
+
+/** Renders a result as the lines the bench prints. */
+export function formatPlacementBench(r: PlacementBenchResult): string {
+  return [
+    `${r.name}: ${r.pendingTasks} pending tasks, ${r.workers} workers (nproc ${availableParallelism()})`,
+    `  assignments ${r.assignments}, pending jobs ${r.pendingJobs}`,
+    `  cold ${r.coldMs.toFixed(1)} ms; over ${r.iterations} ticks: median ${r.medianMs.toFixed(1)} ms, p90 ${r.p90Ms.toFixed(1)} ms, min ${r.minMs.toFixed(1)} ms`,
+  ].join('\n');
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(formatPlacementBench(runPlacementBench()));
+}
