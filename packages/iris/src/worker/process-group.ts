@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readGroup } from './resource-usage.js';
 
 /** Sends `signal` to every process of group `pgid`; returns false when the group is already gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
@@ -11,15 +13,19 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** True while at least one process (zombies included) is still in group `pgid`. */
+/**
+ * True while at least one non-zombie process is in group `pgid`. Killed orphans linger as zombies
+ * until init reaps them, which some container inits do only every few seconds; they no longer run,
+ * so they do not count.
+ */
 export function isGroupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (e) {
     // EPERM means a member exists but belongs to someone else; it still counts as alive.
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return existsSync('/proc/self/stat') ? readGroup(pgid).processCount > 0 : true;
 }
 
 /** Polls until `done()` is true or `timeoutMs` passes; resolves to whether `done()` became true. */

@@ -6,7 +6,7 @@ describe('parseProcStat()', () => {
     // Fields 1..24 of /proc/<pid>/stat; comm "(my (odd) proc)" contains spaces and parentheses.
     const fields = ['S', '1', '4242', '4242', '0', '-1', '4194304', '0', '0', '0', '0', '150', '50', '0', '0', '20', '0', '1', '0', '987654', '1000000', '256'];
     const text = `4242 (my (odd) proc) ${fields.join(' ')}`;
-    expect(parseProcStat(text)).toEqual({ pgrp: 4242, utime: 150, stime: 50, startTime: 987654, rssPages: 256 });
+    expect(parseProcStat(text)).toEqual({ state: 'S', pgrp: 4242, utime: 150, stime: 50, startTime: 987654, rssPages: 256 });
   });
 });
 

@@ -27,13 +27,15 @@ export interface GroupReading {
 }
 
 /** Fields of `/proc/<pid>/stat` after the `(comm)` field, which may itself contain spaces. */
-export function parseProcStat(text: string): { pgrp: number; utime: number; stime: number; startTime: number; rssPages: number } | null {
+export function parseProcStat(
+  text: string,
+): { state: string; pgrp: number; utime: number; stime: number; startTime: number; rssPages: number } | null {
   const close = text.lastIndexOf(')');
   if (close < 0) return null;
   // After ") " come field 3 (state) onwards; index 0 here is field 3.
   const f = text.slice(close + 2).trim().split(/\s+/);
   const num = (i: number): number => Number(f[i - 3]);
-  return { pgrp: num(5), utime: num(14), stime: num(15), startTime: num(22), rssPages: num(24) };
+  return { state: f[0] ?? '', pgrp: num(5), utime: num(14), stime: num(15), startTime: num(22), rssPages: num(24) };
 }
 
 /** Reads the `/proc` start time (clock ticks since boot) of `pid`, or null when it is gone. */
@@ -63,7 +65,8 @@ export function readGroup(pgid: number): GroupReading {
     } catch {
       continue; // exited between readdir and read
     }
-    if (stat === null || stat.pgrp !== pgid) continue;
+    // Zombies hold no memory and run no code; they only wait for a parent (maybe a slow init) to reap them.
+    if (stat === null || stat.pgrp !== pgid || stat.state === 'Z') continue;
     cpuTicks += stat.utime + stat.stime;
     rssBytes += stat.rssPages * PAGE_BYTES;
     processCount += 1;
