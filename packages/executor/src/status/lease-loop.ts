@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLease, defaultWorkerId } from '@marin/rigging';
-import type { LeaseTimings } from '@marin/rigging';
+import type { DistributedLease, LeaseOptions, LeaseTimings } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { StepState } from '../progress/step-state.js';
@@ -28,6 +28,8 @@ export interface LeaseLoopOptions {
   attempt(signal: AbortSignal): Promise<void>;
   /** Clock in milliseconds. @default Date.now */
   now?: () => number;
+  /** Creates the attempt's lease (tests inject a wrapper to interleave events). @default rigging's createLease */
+  createLease?: (url: string, options: LeaseOptions) => DistributedLease;
 }
 
 const WAIT_LOG_EVERY_MS = 60_000;
@@ -71,7 +73,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
   const now = opts.now ?? Date.now;
   const lockUrl = fileUnder(outputPath, LEASE_FILE);
   // Each attempt gets its own holder id: acquisition is re-entrant per id.
-  const lease = createLease(lockUrl, { workerId: defaultWorkerId(), timings });
+  const lease = (opts.createLease ?? createLease)(lockUrl, { workerId: defaultWorkerId(), timings });
   const pollMs = timings.pollS * 1000;
   const raceRetryMs = Math.min(1000, pollMs);
   let status: StepStatus | null = opts.initialStatus;
