@@ -20,7 +20,8 @@ export interface BundleLease {
   path: string;
   /** Whether this lease was served from the cache without a download. */
   hit: boolean;
-  release(): void;
+  /** Gives the tree back; resolves once any eviction it allowed is done. */
+  release(): Promise<void>;
 }
 
 const ID_PATTERN = /^[0-9a-f]{64}$/;
@@ -77,10 +78,11 @@ export class BundleCache {
       return {
         path,
         hit,
-        release: () => {
+        release: async () => {
           if (released) return;
           released = true;
           this.#unuse(bundleId);
+          await this.#evict();
         },
       };
     } catch (e) {

@@ -242,7 +242,7 @@ export class Attempt implements ReconcilableAttempt {
       }
       return 'ok';
     } finally {
-      lease?.release();
+      await lease?.release();
     }
   }
 
