@@ -47,3 +47,7 @@ export {
   moduleRunnerSource,
 } from './runner/module-runner.js';
 export { findWorkspaceRoot } from './runner/workspace-root.js';
+export { RemoteCallable, remote } from './remote/remote.js';
+export type { RemoteEntry, RemoteOptions } from './remote/remote.js';
+export { dependencyGroupPackages, readDependencyGroups, resolveDependencyGroups } from './remote/dependency-groups.js';
+export type { DeclaredDependencyGroups } from './remote/dependency-groups.js';

@@ -17,8 +17,10 @@ export interface ModuleEntrypoint {
   /** A path relative to the workspace root (`experiments/x/steps.ts`) or a package specifier (`@marin/pipeline`). */
   readonly module: string;
   readonly exportName: string;
-  /** Passed to the export as its single argument. */
+  /** Passed to the export as its single argument, or spread into its arguments with `spreadArgs`. */
   readonly args: JsonValue;
+  /** When true, `args` is an array whose elements are the export's arguments (how `remote()` calls ship). */
+  readonly spreadArgs?: boolean;
 }
 
 /** A closure: runs in-process locally; remote backends run its portable `reentry` instead. */
@@ -73,11 +75,15 @@ export const Entrypoint = {
    * A named export of a module called with JSON `args`.
    * @throws {FrayError} FRAY_INVALID_ARGUMENT for a missing module/export name or non-JSON args
    */
-  fromModule(options: { module: string; exportName: string; args?: JsonValue }): ModuleEntrypoint {
+  fromModule(options: { module: string; exportName: string; args?: JsonValue; spreadArgs?: boolean }): ModuleEntrypoint {
     checkString(options.module, 'module entrypoint module');
     checkString(options.exportName, 'module entrypoint exportName');
-    const args = options.args ?? null;
+    const args = options.args ?? (options.spreadArgs === true ? [] : null);
     checkJson(args, 'args');
+    if (options.spreadArgs === true) {
+      if (!Array.isArray(args)) throw new FrayError('FRAY_INVALID_ARGUMENT', 'module entrypoint args must be an array with spreadArgs');
+      return Object.freeze({ kind: 'module', module: options.module, exportName: options.exportName, args, spreadArgs: true });
+    }
     return Object.freeze({ kind: 'module', module: options.module, exportName: options.exportName, args });
   },
 

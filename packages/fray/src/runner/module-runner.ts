@@ -29,7 +29,12 @@ export function moduleRunnerNodeFlags(module: string): string[] {
 
 /** The JSON content of {@link MODULE_ARGS_FILE} for an entrypoint. */
 export function moduleRunnerArgs(entrypoint: ModuleEntrypoint): string {
-  return JSON.stringify({ module: entrypoint.module, exportName: entrypoint.exportName, args: entrypoint.args });
+  return JSON.stringify({
+    module: entrypoint.module,
+    exportName: entrypoint.exportName,
+    args: entrypoint.args,
+    spreadArgs: entrypoint.spreadArgs === true,
+  });
 }
 
 /**
@@ -67,7 +72,7 @@ try {
     process.stderr.write('fray: module "' + spec.module + '" has no exported function "' + spec.exportName + '"\\n');
     process.exit(${MODULE_RUNNER_MISSING_EXPORT_EXIT});
   }
-  await fn(spec.args);
+  await (spec.spreadArgs ? fn(...spec.args) : fn(spec.args));
   process.exit(0);
 } catch (err) {
   process.stderr.write(((err && err.stack) || String(err)) + '\\n');

@@ -1,4 +1,5 @@
 /**
  * Test helpers of `@marin/fray`, published as `@marin/fray/testing`.
  */
-export {};
+export { createRecordingClient } from './recording-client.js';
+export type { RecordingClient } from './recording-client.js';

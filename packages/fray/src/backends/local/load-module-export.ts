@@ -10,7 +10,7 @@ import { isPackageSpecifier } from '../../runner/module-runner.js';
  *
  * @throws {FrayError} FRAY_INVALID_ARGUMENT when the module cannot be loaded or lacks a function export `exportName`
  */
-export async function loadModuleExport(workspace: string, module: string, exportName: string): Promise<(args: unknown) => unknown> {
+export async function loadModuleExport(workspace: string, module: string, exportName: string): Promise<(...args: unknown[]) => unknown> {
   let mod: Record<string, unknown>;
   try {
     if (!isPackageSpecifier(module)) {
@@ -37,5 +37,5 @@ export async function loadModuleExport(workspace: string, module: string, export
       details: { module, exportName },
     });
   }
-  return fn as (args: unknown) => unknown;
+  return fn as (...args: unknown[]) => unknown;
 }

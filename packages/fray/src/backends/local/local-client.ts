@@ -6,6 +6,7 @@ import { FrayError, JobAlreadyExists } from '../../errors.js';
 import type { JobRequest } from '../../request/job-request.js';
 import { resolveJobRequest } from '../../request/job-request.js';
 import { randomHex8 } from '../../request/job-name.js';
+import { readDependencyGroups, resolveDependencyGroups } from '../../remote/dependency-groups.js';
 import { findWorkspaceRoot } from '../../runner/workspace-root.js';
 import { LocalJob } from './local-job.js';
 
@@ -16,6 +17,7 @@ const LocalClientOptionsSchema = z.strictObject({
   tailLines: z.number().int().positive().default(1000),
   cwd: z.string().min(1).optional(),
   logger: z.custom<FrayLogger>((v) => typeof v === 'object' && v !== null && 'info' in v && 'warn' in v).optional(),
+  contextClient: z.custom<Client>((v) => typeof v === 'object' && v !== null && 'submit' in v).optional(),
 });
 
 /** Options of {@link createLocalClient}. */
@@ -35,6 +37,8 @@ export interface LocalClientOptions {
   cwd?: string;
   /** Receives each output line (prefixed with the job id) and warnings. @default stderr */
   logger?: FrayLogger;
+  /** What `currentClient()` returns inside in-process jobs; wrappers pass themselves. @default this client */
+  contextClient?: Client;
 }
 
 /** The local backend: a bounded pool in this process; binaries run as their own process groups. */
@@ -61,7 +65,9 @@ export function createLocalClient(options: LocalClientOptions = {}): LocalClient
   const config = parsed.data;
   const logger = config.logger ?? stderrLogger;
   const cwd = config.cwd ?? process.cwd();
-  let workspace: string | undefined;
+  let workspaceRoot: string | undefined;
+  // Resolved on first need (module entrypoints, dependency groups): it runs git.
+  const workspace = (): string => (workspaceRoot ??= findWorkspaceRoot(cwd));
   const jobs = new Map<string, LocalJob>();
   const queue: LocalJob[] = [];
   let running = 0;
@@ -106,9 +112,13 @@ export function createLocalClient(options: LocalClientOptions = {}): LocalClient
         warnedAccelerator = true;
         logger.warn(`the local backend ignores accelerator requests (job "${resolved.name}" asked for ${resolved.resources.device.kind})`);
       }
-      workspace ??= findWorkspaceRoot(cwd);
+      const groups = resolved.environment.dependencyGroups;
+      if (groups !== undefined && groups.length > 0) {
+        // Nothing is installed locally, but a typo in a group name should fail here as it would on a cluster.
+        resolveDependencyGroups(groups, resolved.resources.device, readDependencyGroups(resolved.environment.workspace ?? workspace()));
+      }
       const job = new LocalJob(`local-${resolved.name}-${randomHex8()}`, resolved, {
-        client,
+        client: config.contextClient ?? client,
         logger,
         callables: config.callables,
         killGraceMs: config.killGraceMs,

@@ -24,7 +24,8 @@ export interface LocalJobHost {
   readonly killGraceMs: number;
   readonly tailLines: number;
   readonly cwd: string;
-  readonly workspace: string;
+  /** The workspace root (module paths resolve against it). */
+  readonly workspace: () => string;
 }
 
 /** One job of the local backend: queued, then run in this process or as process groups. */
@@ -136,8 +137,8 @@ export class LocalJob implements JobHandle {
       ep.kind === 'callable'
         ? () => ep.fn()
         : async () => {
-            const fn = await loadModuleExport(this.request.environment.workspace ?? this.host.workspace, ep.module, ep.exportName);
-            return fn(ep.args);
+            const fn = await loadModuleExport(this.request.environment.workspace ?? this.host.workspace(), ep.module, ep.exportName);
+            return ep.spreadArgs === true && Array.isArray(ep.args) ? fn(...ep.args) : fn(ep.args);
           };
     await withClient(this.host.client, () => runInJobContext(context, async () => body()));
   }
@@ -185,7 +186,7 @@ export class LocalJob implements JobHandle {
       const argsFile = join(dir, MODULE_ARGS_FILE);
       await writeFile(runner, moduleRunnerSource());
       await writeFile(argsFile, moduleRunnerArgs(ep));
-      const workspace = this.request.environment.workspace ?? this.host.workspace;
+      const workspace = this.request.environment.workspace ?? this.host.workspace();
       const argv = [...moduleRunnerNodeFlags(ep.module), runner, argsFile];
       await this.runProcess({ kind: 'binary', command: process.execPath, args: argv }, taskIndex, numTasks, workspace, { FRAY_WORKSPACE: workspace });
     } finally {
