@@ -34,7 +34,7 @@ export class CandidateCache {
 
   /** Candidates for a job with these merged constraints. */
   get(constraints: readonly Constraint[]): JobCandidates {
-    const signature = JSON.stringify(constraints);
+    const signature = constraints.length === 0 ? '[]' : JSON.stringify(constraints);
     const cached = this.#memo.get(signature);
     if (cached !== undefined) return cached;
     const computed = this.#compute(signature, constraints);

@@ -31,8 +31,10 @@ interface JobQueue {
   readonly job: SchedulerJob;
   /** PENDING, no live attempt, deadline not passed; sorted by task index once built. */
   readonly placeable: SchedulerTask[];
-  /** Placed this tick. */
-  readonly placed: Set<string>;
+  /** How many of `placeable` were placed this tick; always a prefix (gangs: all or none). */
+  placedCount: number;
+  /** Candidate set, looked up once per job. */
+  candidates?: JobCandidates;
   /** Non-terminal tasks that cannot be placed now (live attempts). */
   waitingOn: number;
   /** Tasks whose deadline passed this tick. */
@@ -65,7 +67,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
 
   const queues = new Map<string, JobQueue>();
   for (const job of input.jobs) {
-    queues.set(job.jobId, { job, placeable: [], placed: new Set(), waitingOn: 0, expired: 0, indexBound: 0 });
+    queues.set(job.jobId, { job, placeable: [], placedCount: 0, waitingOn: 0, expired: 0, indexBound: 0 });
   }
   const expiredTaskIds: string[] = [];
   for (const task of input.tasks) {
@@ -90,21 +92,17 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   for (const q of ordered) q.placeable.sort((a, b) => a.taskIndex - b.taskIndex);
 
   const assignments: Assignment[] = [];
-  const record = (q: JobQueue, placed: readonly Assignment[]): void => {
-    for (const a of placed) {
-      assignments.push(a);
-      q.placed.add(a.taskId);
-    }
-  };
+  const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.job.constraints));
 
   for (const q of ordered) {
     const cosched = q.job.coscheduling;
     if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
-    const candidates = cache.get(q.job.constraints);
-    const { groups } = groupCandidates(workers, candidates, cosched.groupBy);
+    const { groups } = groupCandidates(workers, candidatesOf(q), cosched.groupBy);
     const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
     const placed = placeGang({ ...q.job, coscheduling: cosched }, shape, groups, workers, capacity);
-    if (placed !== null) record(q, placed);
+    if (placed === null) continue;
+    assignments.push(...placed);
+    q.placedCount = q.placeable.length;
   }
 
   // A (constraints, shape) pair that fit nowhere keeps failing for the rest of the tick, because
@@ -112,7 +110,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   const hopeless = new Set<string>();
   for (const q of ordered) {
     if (q.job.coscheduling !== null) continue;
-    const candidates = cache.get(q.job.constraints);
+    const candidates = candidatesOf(q);
     const need = q.job.resources;
     const memoKey = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
     if (hopeless.has(memoKey)) continue;
@@ -124,16 +122,17 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
         break;
       }
       capacity.deduct(worker, need);
-      record(q, [{ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '' }]);
+      assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '' });
+      q.placedCount += 1;
     }
   }
 
   const pendingJobs: PendingJobDiagnostic[] = [];
   const diagnosisMemo = new Map<string, Diagnosis>();
   for (const q of ordered) {
-    const first = q.placeable.find((t) => !q.placed.has(t.taskId));
+    const first = q.placeable[q.placedCount];
     if (first === undefined) continue;
-    const candidates = cache.get(q.job.constraints);
+    const candidates = candidatesOf(q);
     const cosched = q.job.coscheduling;
     const diagnosis =
       cosched === null ? diagnoseSingleMemo(diagnosisMemo, index, candidates, q.job, capacity) : diagnoseGangJob(q, cosched);
@@ -141,9 +140,9 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   }
 
   function diagnoseGangJob(q: JobQueue, cosched: Coscheduling): Diagnosis {
-    const candidates = cache.get(q.job.constraints);
+    const candidates = candidatesOf(q);
     const { groups, taintSkipped } = groupCandidates(workers, candidates, cosched.groupBy);
-    const pending = q.placeable.filter((t) => !q.placed.has(t.taskId));
+    const pending = q.placeable.slice(q.placedCount);
     const shape = gangShape(cosched, pending, q.job.taskCount ?? q.indexBound);
     return diagnoseGang(
       index,
