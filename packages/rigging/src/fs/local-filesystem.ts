@@ -9,9 +9,8 @@ import { fsError, mapFsErrors } from '../internal/fs-error.js';
 import { withLocalGuard } from '../locks/local-guard.js';
 import type { ByteRange, ConditionalFilesystem, FileInfo, RmOptions, VersionedBytes } from './filesystem.js';
 import { globWith } from './glob-pattern.js';
-import { filesystemFor } from './registry.js';
 import { schemeOf } from './storage-path.js';
-import { streamCopy } from './stream-copy.js';
+import { lookupFilesystem, streamCopy } from './stream-copy.js';
 import { uniqueTempPath } from './temp-path.js';
 
 /** The OS path of a bare path or `file://` URL. */
@@ -200,7 +199,7 @@ class LocalFilesystem implements ConditionalFilesystem {
   async rename(src: string, dst: string): Promise<void> {
     await mapFsErrors(src, 'rename', async () => {
       if (!isLocalUrl(dst)) {
-        const dstFs = filesystemFor(dst);
+        const dstFs = (await lookupFilesystem(dst));
         const info = await this.info(src);
         if (info.type === 'file') await streamCopy(this, src, dstFs, dst);
         else {
@@ -233,7 +232,7 @@ class LocalFilesystem implements ConditionalFilesystem {
   async copy(src: string, dst: string): Promise<void> {
     await mapFsErrors(src, 'copy', async () => {
       if (!isLocalUrl(dst)) {
-        await streamCopy(this, src, filesystemFor(dst), dst);
+        await streamCopy(this, src, (await lookupFilesystem(dst)), dst);
         return;
       }
       const to = localPathOf(dst);

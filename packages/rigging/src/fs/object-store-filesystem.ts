@@ -3,8 +3,7 @@ import { fsError, mapFsErrors, notFound } from '../internal/fs-error.js';
 import type { ByteRange, ConditionalFilesystem, FileInfo, RmOptions, VersionedBytes } from './filesystem.js';
 import { mapLimit } from '../internal/map-limit.js';
 import { globWith } from './glob-pattern.js';
-import { filesystemFor } from './registry.js';
-import { streamCopy } from './stream-copy.js';
+import { lookupFilesystem, streamCopy } from './stream-copy.js';
 
 /** Where an object-store URL points: `root` is the URL prefix that keys are appended to. */
 export interface ObjectLocation {
@@ -206,7 +205,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
     await mapFsErrors(src, 'rename', async () => {
       if (!this.owns(dst)) {
         const info = await this.stat(src);
-        const dstFs = filesystemFor(dst);
+        const dstFs = (await lookupFilesystem(dst));
         if (info.type === 'file') await streamCopy(this, src, dstFs, dst);
         else {
           await dstFs.rm(dst, { recursive: true, missingOk: true });
@@ -243,7 +242,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
   async copy(src: string, dst: string): Promise<void> {
     await mapFsErrors(src, 'copy', async () => {
       if (!this.owns(dst)) {
-        await streamCopy(this, src, filesystemFor(dst), dst);
+        await streamCopy(this, src, (await lookupFilesystem(dst)), dst);
         return;
       }
       const s = this.locate(src);

@@ -1,5 +1,6 @@
 import { RiggingError } from '../errors.js';
 import type { Filesystem } from './filesystem.js';
+import { createGcsFilesystem } from './gcs-filesystem.js';
 import { createLocalFilesystem } from './local-filesystem.js';
 import { createMemoryFilesystem } from './memory-filesystem.js';
 import { schemeOf } from './storage-path.js';
@@ -18,6 +19,7 @@ function installBuiltins(): void {
   const local = createLocalFilesystem();
   if (!factories.has('file')) factories.set('file', () => local);
   if (!factories.has('memory')) factories.set('memory', createMemoryFilesystem);
+  if (!factories.has('gs')) factories.set('gs', () => createGcsFilesystem());
 }
 
 /**

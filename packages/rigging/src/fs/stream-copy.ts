@@ -13,3 +13,12 @@ export async function streamCopy(srcFs: Filesystem, src: string, dstFs: Filesyst
   }
   await pipeline(input, output);
 }
+
+/**
+ * `filesystemFor(url)`, loaded lazily: the registry imports every backend, so backends reach it
+ * through a dynamic import instead of a static cycle.
+ */
+export async function lookupFilesystem(url: string): Promise<Filesystem> {
+  const { filesystemFor } = await import('./registry.js');
+  return filesystemFor(url);
+}

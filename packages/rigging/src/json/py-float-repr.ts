@@ -12,8 +12,14 @@ export function pyFloatRepr(x: number): string {
   if (x === -Infinity) return '-Infinity';
   const sign = x < 0 || Object.is(x, -0) ? '-' : '';
   if (x === 0) return `${sign}0.0`;
+  const abs = Math.abs(x);
+  if (abs >= 1e-4 && abs < 1e16) {
+    // JavaScript already prints this range positionally with the same shortest digits.
+    const s = String(x);
+    return s.includes('.') ? s : `${s}.0`;
+  }
   // toExponential() without an argument yields the shortest round-trip digits: "d.ddde±X".
-  const exp = Math.abs(x).toExponential();
+  const exp = abs.toExponential();
   const ePos = exp.indexOf('e');
   const mantissa = exp.slice(0, ePos);
   const e = Number(exp.slice(ePos + 1));

@@ -39,6 +39,8 @@ const BUILTIN_CTORS: readonly (abstract new (...args: never[]) => unknown)[] = [
 
 /** True for instances of built-in classes that JSON has no form for (`Date`, `RegExp`, buffers…). */
 export function isBuiltinInstance(x: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto === Object.prototype || proto === null) return false;
   if (ArrayBuffer.isView(x)) return true;
   for (const ctor of BUILTIN_CTORS) if (x instanceof ctor) return true;
   return typeof SharedArrayBuffer !== 'undefined' && x instanceof SharedArrayBuffer;
@@ -93,16 +95,16 @@ function sep(w: Writer, depth: number): string {
   return w.indent === null ? '' : `\n${w.indent.repeat(depth)}`;
 }
 
-function writeEntries(w: Writer, entries: [string, unknown][], depth: number): string {
-  if (entries.length === 0) return '{}';
-  if (w.sortKeys) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
+function writeEntries(w: Writer, keys: string[], get: (key: string) => unknown, depth: number): string {
+  if (keys.length === 0) return '{}';
+  if (w.sortKeys) keys.sort(compareCodePoints);
   const itemSep = w.indent === null ? ', ' : ',';
   const inner = sep(w, depth + 1);
   let out = '{';
-  for (let i = 0; i < entries.length; i++) {
-    const [k, v] = entries[i] as [string, unknown];
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
     w.path.push(k);
-    out += `${i === 0 ? '' : itemSep}${inner}${pyQuote(k)}: ${write(w, v, depth + 1)}`;
+    out += `${i === 0 ? '' : itemSep}${inner}${pyQuote(k)}: ${write(w, get(k), depth + 1)}`;
     w.path.pop();
   }
   return `${out}${sep(w, depth)}}`;
@@ -122,22 +124,18 @@ function writeItems(w: Writer, items: Iterable<unknown>, depth: number): string 
   return i === 0 ? '[]' : `${out}${sep(w, depth)}]`;
 }
 
-function mapEntries(w: Writer, m: Map<unknown, unknown>): [string, unknown][] {
-  const entries: [string, unknown][] = [];
+function writeMap(w: Writer, m: Map<unknown, unknown>, depth: number): string {
+  const byKey = new Map<string, unknown>();
   for (const [k, v] of m) {
-    if (typeof k !== 'string') {
-      if (w.strict) fail(w, `a Map key of type ${kindOf(k)}`, { key: String(k) });
-      entries.push([String(k), v]);
-    } else {
-      entries.push([k, v]);
-    }
+    if (typeof k !== 'string' && w.strict) fail(w, `a Map key of type ${kindOf(k)}`, { key: String(k) });
+    byKey.set(typeof k === 'string' ? k : String(k), v);
   }
-  return entries;
+  return writeEntries(w, [...byKey.keys()], (k) => byKey.get(k), depth);
 }
 
 function writeObject(w: Writer, x: object, depth: number): string {
   if (Array.isArray(x)) return writeItems(w, x, depth);
-  if (x instanceof Map) return writeEntries(w, mapEntries(w, x), depth);
+  if (x instanceof Map) return writeMap(w, x, depth);
   if (x instanceof Set) {
     if (w.strict) fail(w, 'a Set');
     if (!w.warned.has('Set')) {
@@ -156,9 +154,8 @@ function writeObject(w: Writer, x: object, depth: number): string {
     if (x instanceof Date) return lenient(w, 'Date', Number.isNaN(x.getTime()) ? String(x) : x.toISOString());
     return lenient(w, kindOf(x), String(x));
   }
-  const entries: [string, unknown][] = [];
-  for (const k of Object.keys(x)) entries.push([k, (x as Record<string, unknown>)[k]]);
-  return writeEntries(w, entries, depth);
+  const record = x as Record<string, unknown>;
+  return writeEntries(w, Object.keys(record), (k) => record[k], depth);
 }
 
 function write(w: Writer, v: unknown, depth: number): string {
