@@ -1,0 +1,136 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExecutorStep, executorMain } from '@marin/executor';
+import { captureLogger } from '../helpers/capture-logger.js';
+import { fixturePath, runFixture } from '../helpers/fixture-process.js';
+import { listTree } from '../helpers/read-files.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+describe('executorMain() as a process', () => {
+  it.each([
+    ['an unknown flag', ['--bogus']],
+    ['a positional argument', ['extra']],
+    ['--max-concurrent 0', ['--max-concurrent', '0']],
+    ['an invalid --run-only regex', ['--run-only', '(unclosed']],
+    ['--run-step (remote worker mode)', ['--run-step', '/tmp/x']],
+  ])('exits 2 with the usage for %s and writes nothing', async (_what, args) => {
+    await using tmp = await makeTempDir();
+    const prefix = join(tmp.path, 'prefix');
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', prefix, ...args] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('usage:');
+    expect(await listTree(tmp.path)).toEqual([]);
+  });
+
+  it('prints the usage and exits 0 for --help', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--help'] });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--run-only');
+    expect(await listTree(tmp.path)).toEqual([]);
+  });
+
+  it('fails on a dependency cycle, naming a step of it, and writes nothing', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path], env: { CYCLE: '1' } });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('EXECUTOR_CYCLE');
+    expect(r.stderr).toMatch(/cli\/[ab]/);
+    expect(await listTree(tmp.path)).toEqual([]);
+  });
+
+  it('writes a stable experiment JSON named after the entry script, fields in order', async () => {
+    await using tmp = await makeTempDir();
+    const first = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path] });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path] });
+    expect(second.code, second.stderr).toBe(0);
+    const files = await readdir(join(tmp.path, 'experiments'));
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^two-steps-[0-9a-f]{6}\.json$/);
+    const experiment = JSON.parse(await readFile(join(tmp.path, 'experiments', files[0]!), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(experiment)).toEqual(['worker_id', 'git_commit', 'caller_path', 'created_date', 'user', 'prefix', 'steps']);
+    expect(experiment['caller_path']).toBe(fixturePath('two-steps.ts'));
+    expect(experiment['prefix']).toBe(tmp.path);
+    expect(experiment['worker_id']).toMatch(/^.+-\d+$/);
+    const steps = experiment['steps'] as Record<string, unknown>[];
+    expect(steps.map((s) => s['fn_name'])).toEqual(['writeA', 'writeB']);
+  });
+
+  it('prints one plain line per state change and the summary off a TTY', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path] });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split('\n');
+    expect(lines.filter((l) => /^\[executor\] cli\/a-[0-9a-f]{6}: (queued|running|succeeded)$/.test(l))).toHaveLength(3);
+    expect(lines).toContain('2 steps: 2 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)');
+    expect(r.stderr).not.toContain('\x1b[');
+  });
+
+  it('forces the live view with --progress live', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--progress', 'live'] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('\x1b[');
+    expect(r.stderr).toContain('2 steps: 2 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)');
+  });
+});
+
+describe('executorMain() in process', () => {
+  const saved = process.env['MARIN_PREFIX'];
+  afterEach(() => {
+    if (saved === undefined) delete process.env['MARIN_PREFIX'];
+    else process.env['MARIN_PREFIX'] = saved;
+  });
+
+  it('lets --prefix beat MARIN_PREFIX', async () => {
+    await using envPrefix = await makeTempDir();
+    await using cliPrefix = await makeTempDir();
+    process.env['MARIN_PREFIX'] = envPrefix.path;
+    const a = new ExecutorStep({ name: 'a', config: {}, fn: () => {} });
+    const paths = await executorMain({ steps: [a], argv: ['--prefix', cliPrefix.path, '--progress', 'plain'], logger: captureLogger() });
+    expect(paths!.get(a)!.startsWith(cliPrefix.path + '/')).toBe(true);
+    expect(await listTree(envPrefix.path)).toEqual([]);
+  });
+
+  it('lets the maxConcurrent argument override --max-concurrent', async () => {
+    await using tmp = await makeTempDir();
+    let active = 0;
+    let peak = 0;
+    const steps = Array.from(
+      { length: 4 },
+      (_, i) =>
+        new ExecutorStep({
+          name: `c${i}`,
+          config: {},
+          fn: async () => {
+            peak = Math.max(peak, ++active);
+            await sleep(100);
+            active--;
+          },
+        }),
+    );
+    await executorMain({ steps, maxConcurrent: 1, argv: ['--prefix', tmp.path, '--max-concurrent', '4', '--progress', 'plain'], logger: captureLogger() });
+    expect(peak).toBe(1);
+  });
+
+  it('defaults the prefix to /tmp/marin within 3 seconds when neither --prefix nor MARIN_PREFIX is set', async () => {
+    delete process.env['MARIN_PREFIX'];
+    const unique = `executor-cli-test/${process.pid}-${Date.now()}`;
+    const a = new ExecutorStep({ name: unique, config: {}, fn: () => {} });
+    const t0 = performance.now();
+    const paths = await executorMain({ steps: [a], argv: ['--dry-run'], logger: captureLogger() });
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(paths!.get(a)!.startsWith(`/tmp/marin/${unique}-`)).toBe(true);
+  });
+
+  it('returns null and calls exit(0) for --help', async () => {
+    const codes: number[] = [];
+    const a = new ExecutorStep({ name: 'a', config: {}, fn: () => {} });
+    const result = await executorMain({ steps: [a], argv: ['--help'], exit: (c) => void codes.push(c) });
+    expect(result).toBeNull();
+    expect(codes).toEqual([0]);
+  });
+});
