@@ -22,3 +22,23 @@ describe('IrisError', () => {
     expect(IrisError.hasCode(e, 'IRIS_INVALID_ARGUMENT')).toBe(true);
   });
 });
+
+describe('gRPC status table', () => {
+  it('round-trips every code through status and trailing metadata', async () => {
+    const { grpcStatusOfError, irisErrorFromServiceError, IRIS_ERROR_GRPC_STATUS } = await import('./errors.js');
+    for (const code of Object.keys(IRIS_ERROR_GRPC_STATUS) as (keyof typeof IRIS_ERROR_GRPC_STATUS)[]) {
+      const sent = grpcStatusOfError(new IrisError(code, 'bad thing'));
+      expect(sent.code).toBe(IRIS_ERROR_GRPC_STATUS[code]);
+      const serviceError = Object.assign(new Error('x'), { code: sent.code, details: sent.details, metadata: sent.metadata });
+      const back = irisErrorFromServiceError(serviceError);
+      expect(back).toMatchObject({ code, message: 'bad thing' });
+      expect(back.cause).toBe(serviceError);
+    }
+  });
+
+  it('maps an unknown thrown value to IRIS_INTERNAL', async () => {
+    const { grpcStatusOfError } = await import('./errors.js');
+    const { status } = await import('@grpc/grpc-js');
+    expect(grpcStatusOfError(new Error('boom')).code).toBe(status.INTERNAL);
+  });
+});

@@ -1,3 +1,5 @@
+import { Metadata, status } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import { CodedError, hasBrand } from '@marin/rigging';
 import type { CodedErrorOptions } from '@marin/rigging';
 
@@ -5,14 +7,53 @@ import type { CodedErrorOptions } from '@marin/rigging';
 export type IrisErrorCode =
   | 'IRIS_INVALID_ARGUMENT'
   | 'IRIS_JOB_NOT_FOUND'
+  | 'IRIS_NOT_FOUND'
+  | 'IRIS_ALREADY_EXISTS'
+  | 'IRIS_FAILED_PRECONDITION'
   | 'IRIS_UNAUTHENTICATED'
   | 'IRIS_INSUFFICIENT_RESOURCES'
   | 'IRIS_UNAVAILABLE'
   | 'IRIS_DEADLINE_EXCEEDED'
+  | 'IRIS_CANCELLED'
   | 'IRIS_INTERNAL';
 
 const RETRYABLE: ReadonlySet<IrisErrorCode> = new Set<IrisErrorCode>(['IRIS_INSUFFICIENT_RESOURCES', 'IRIS_UNAVAILABLE', 'IRIS_DEADLINE_EXCEEDED']);
 const BRAND = Symbol.for('@marin/iris/IrisError');
+
+/** Trailing-metadata key that carries the exact {@link IrisErrorCode} of a failed RPC. */
+export const IRIS_ERROR_CODE_METADATA_KEY = 'iris-error-code';
+
+/** The one table mapping each {@link IrisErrorCode} to its gRPC status (server side and client side). */
+export const IRIS_ERROR_GRPC_STATUS: Readonly<Record<IrisErrorCode, status>> = {
+  IRIS_INVALID_ARGUMENT: status.INVALID_ARGUMENT,
+  IRIS_JOB_NOT_FOUND: status.NOT_FOUND,
+  IRIS_NOT_FOUND: status.NOT_FOUND,
+  IRIS_ALREADY_EXISTS: status.ALREADY_EXISTS,
+  IRIS_FAILED_PRECONDITION: status.FAILED_PRECONDITION,
+  IRIS_UNAUTHENTICATED: status.UNAUTHENTICATED,
+  IRIS_INSUFFICIENT_RESOURCES: status.RESOURCE_EXHAUSTED,
+  IRIS_UNAVAILABLE: status.UNAVAILABLE,
+  IRIS_DEADLINE_EXCEEDED: status.DEADLINE_EXCEEDED,
+  IRIS_CANCELLED: status.CANCELLED,
+  IRIS_INTERNAL: status.INTERNAL,
+};
+
+// Reverse direction for errors that arrive without our metadata (e.g. a connection failure).
+const CODE_FOR_STATUS = new Map<status, IrisErrorCode>([
+  [status.INVALID_ARGUMENT, 'IRIS_INVALID_ARGUMENT'],
+  [status.OUT_OF_RANGE, 'IRIS_INVALID_ARGUMENT'],
+  [status.NOT_FOUND, 'IRIS_NOT_FOUND'],
+  [status.ALREADY_EXISTS, 'IRIS_ALREADY_EXISTS'],
+  [status.FAILED_PRECONDITION, 'IRIS_FAILED_PRECONDITION'],
+  [status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED'],
+  [status.PERMISSION_DENIED, 'IRIS_UNAUTHENTICATED'],
+  [status.RESOURCE_EXHAUSTED, 'IRIS_INSUFFICIENT_RESOURCES'],
+  [status.UNAVAILABLE, 'IRIS_UNAVAILABLE'],
+  [status.DEADLINE_EXCEEDED, 'IRIS_DEADLINE_EXCEEDED'],
+  [status.CANCELLED, 'IRIS_CANCELLED'],
+]);
+
+const ALL_CODES = new Set(Object.keys(IRIS_ERROR_GRPC_STATUS));
 
 /** The one error class of `@marin/iris`: a closed `code`, a `retryable` flag and a `cause` chain. */
 export class IrisError extends CodedError<IrisErrorCode> {
@@ -32,4 +73,31 @@ export class IrisError extends CodedError<IrisErrorCode> {
   static hasCode(e: unknown, code: IrisErrorCode): e is IrisError {
     return IrisError.is(e) && e.code === code;
   }
+
+  /** Wraps whatever a boundary caught: an IrisError passes through, a gRPC error is decoded, anything else is `IRIS_INTERNAL`. */
+  static from(e: unknown): IrisError {
+    if (IrisError.is(e)) return e;
+    if (isServiceError(e)) return irisErrorFromServiceError(e);
+    return new IrisError('IRIS_INTERNAL', e instanceof Error ? e.message : String(e), { cause: e });
+  }
+}
+
+function isServiceError(e: unknown): e is ServiceError {
+  return e instanceof Error && typeof (e as Partial<ServiceError>).code === 'number' && 'metadata' in e;
+}
+
+/** The gRPC status and trailing metadata a server sends for `e` (any thrown value). */
+export function grpcStatusOfError(e: unknown): { code: status; details: string; metadata: Metadata } {
+  const err = IrisError.is(e) ? e : new IrisError('IRIS_INTERNAL', e instanceof Error ? e.message : String(e), { cause: e });
+  const metadata = new Metadata();
+  metadata.set(IRIS_ERROR_CODE_METADATA_KEY, err.code);
+  return { code: IRIS_ERROR_GRPC_STATUS[err.code], details: err.message, metadata };
+}
+
+/** Rebuilds the {@link IrisError} a server sent, keeping the grpc `ServiceError` as `cause`. */
+export function irisErrorFromServiceError(e: ServiceError): IrisError {
+  const sent = e.metadata?.get(IRIS_ERROR_CODE_METADATA_KEY)[0];
+  const code: IrisErrorCode =
+    typeof sent === 'string' && ALL_CODES.has(sent) ? (sent as IrisErrorCode) : (CODE_FOR_STATUS.get(e.code) ?? 'IRIS_INTERNAL');
+  return new IrisError(code, e.details || e.message, { cause: e });
 }

@@ -1,0 +1,247 @@
+import { IrisError } from '../errors.js';
+import type { LaunchJobRequest, ListJobsRequest, ListJobsResponse, RegisterRequest } from '../gen/iris/v1/controller.js';
+import type { DesiredAttempt, ReconcileResponse } from '../gen/iris/v1/worker.js';
+import { JobState, StopReason } from '../gen/iris/v1/types.js';
+import type { JobStatus, TaskStatus } from '../gen/iris/v1/types.js';
+import { scheduleTick } from '../scheduler/schedule-tick.js';
+import type { SchedulerLimits, SchedulingResult } from '../scheduler/types.js';
+import type { ControllerDatabase } from './database.js';
+import { EndpointRegistry } from './endpoint-registry.js';
+import { isSameOrDescendant, parseJobName } from './job-names.js';
+import { jobTree, killJob, killJobTree } from './lifecycle.js';
+import type { LifecycleContext } from './lifecycle.js';
+import { SqliteLogStore } from './log-store.js';
+import type { LogStore } from './log-store.js';
+import { applyReconcileResponse } from './observations.js';
+import { planDesiredAttempts } from './reconcile-planner.js';
+import { buildRunSpec } from './run-spec.js';
+import { buildSchedulingInput, commitSchedulingResult, expireAttemptTimeouts } from './scheduling.js';
+import type { PendingInfo } from './scheduling.js';
+import { jobStatusOf, taskStatusOf } from './status-views.js';
+import { ControllerStore } from './store.js';
+import { submitJob } from './submit-job.js';
+import { isTerminalJobState } from './task-states.js';
+import { recordWorkerFailure, registerWorker, resetWorkerLiveness } from './worker-registry.js';
+import type { LivenessConfig } from './worker-registry.js';
+
+/** Options of {@link ControllerState}. */
+export interface ControllerStateOptions {
+  readonly db: ControllerDatabase;
+  /** Injected clock (ms since epoch). @default Date.now */
+  readonly clock?: () => number;
+  /** Liveness settings (§9.2). */
+  readonly liveness: LivenessConfig;
+  /** Scheduler limits (§8.3). */
+  readonly limits?: SchedulerLimits;
+  /** Operational warnings. @default console.warn */
+  readonly warn?: (message: string) => void;
+}
+
+/** One worker's share of a tick: where to send its desired set. */
+export interface ReconcilePlan {
+  readonly workerId: string;
+  readonly address: string;
+  readonly desired: DesiredAttempt[];
+  /** The uids in `desired`; observations for other uids are dropped. */
+  readonly planned: ReadonlySet<string>;
+}
+
+/**
+ * The controller's state machine over its SQLite database: every mutation runs in one transaction
+ * and reports which jobs changed. Sockets live elsewhere (`ControlLoop`, the gRPC service), so tests
+ * drive this class directly with an in-memory database and a fake clock.
+ */
+export class ControllerState {
+  readonly store: ControllerStore;
+  readonly logs: LogStore;
+  readonly endpoints: EndpointRegistry;
+  /** Why each pending job is waiting, from the last scheduling pass (recomputed, never persisted). */
+  readonly pending = new Map<string, PendingInfo>();
+  private readonly clock: () => number;
+  private readonly listeners = new Set<(jobIds: ReadonlySet<string>) => void>();
+
+  constructor(private readonly options: ControllerStateOptions) {
+    this.store = new ControllerStore(options.db);
+    this.logs = new SqliteLogStore(options.db);
+    this.endpoints = new EndpointRegistry(options.db, this.store);
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** The injected clock's reading. */
+  now(): number {
+    return this.clock();
+  }
+
+  /** Subscribes to job changes (state, tasks); returns the unsubscribe function. */
+  onJobsChanged(listener: (jobIds: ReadonlySet<string>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Notifies log followers of new entries for these jobs. */
+  notify(jobIds: ReadonlySet<string>): void {
+    if (jobIds.size === 0) return;
+    for (const l of this.listeners) l(jobIds);
+  }
+
+  /** Runs `fn` in one transaction with a fresh lifecycle context, then notifies listeners. */
+  mutate<T>(fn: (ctx: LifecycleContext) => T): T {
+    const ctx: LifecycleContext = {
+      store: this.store,
+      now: this.now(),
+      changedJobs: new Set(),
+      warn: this.options.warn ?? ((m) => console.warn(`[iris controller] ${m}`)),
+    };
+    const out = this.store.transaction(() => fn(ctx));
+    this.notify(ctx.changedJobs);
+    return out;
+  }
+
+  /** `LaunchJob` (§5). @throws {IrisError} per §4.5. */
+  launchJob(req: LaunchJobRequest): string {
+    return this.mutate((ctx) => submitJob(ctx, req));
+  }
+
+  /**
+   * `TerminateJob`: kills the job and (by default) all descendants, deepest first (§7).
+   * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job.
+   */
+  terminateJob(jobId: string, includeChildren = true): void {
+    this.mutate((ctx) => {
+      const job = this.store.job(jobId);
+      if (!job) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+      if (includeChildren) killJobTree(ctx, jobId, StopReason.STOP_REASON_CANCELLED, 'terminated by user');
+      else killJob(ctx, job, StopReason.STOP_REASON_CANCELLED, 'terminated by user');
+    });
+  }
+
+  /** `Register` (§9.1). */
+  register(req: RegisterRequest): { workerId: string; reconnected: boolean } {
+    if (req.workerId === '' || req.address === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'worker_id and address are required');
+    return this.mutate((ctx) => registerWorker(ctx, req));
+  }
+
+  /** Restart recovery: every worker's liveness grace starts now (§9.2, §12). */
+  resetLiveness(): void {
+    this.mutate((ctx) => resetWorkerLiveness(ctx));
+  }
+
+  /**
+   * Steps 1–3 of a tick in one transaction: attempt timeouts, the pure scheduler over one snapshot,
+   * and the commit of its decisions; pending reasons are refreshed.
+   */
+  schedulingPass(): SchedulingResult {
+    return this.mutate((ctx) => {
+      expireAttemptTimeouts(ctx);
+      const input = buildSchedulingInput(this.store, ctx.now, this.options.limits ?? {});
+      const result = scheduleTick(input);
+      commitSchedulingResult(ctx, result);
+      this.pending.clear();
+      for (const p of result.pendingJobs) this.pending.set(p.jobId, { reason: p.reason, canBeScheduled: p.canBeScheduled });
+      return result;
+    });
+  }
+
+  /** Every worker's desired set, built only from committed state (§4.4). */
+  planReconcile(): ReconcilePlan[] {
+    return this.store.workers().map((w) => {
+      const rows = this.store.liveAttemptsOnWorker(w.worker_id);
+      const desired = planDesiredAttempts(
+        rows.map((a) => ({ attemptUid: a.attempt_uid, taskId: a.task_id, attemptId: a.attempt_id, attemptState: a.state, stopReason: a.stop_reason })),
+        (row) => buildRunSpec(this.store, rows.find((a) => a.attempt_uid === row.attemptUid)!),
+      );
+      return { workerId: w.worker_id, address: w.address, desired, planned: new Set(desired.map((d) => d.attemptUid)) };
+    });
+  }
+
+  /** Applies a worker's Reconcile outcome: observations on success, liveness bookkeeping on failure. */
+  applyReconcileResult(plan: ReconcilePlan, result: { response: ReconcileResponse } | { error: unknown }): boolean {
+    let changed = false;
+    this.mutate((ctx) => {
+      if ('response' in result) applyReconcileResponse(ctx, plan.workerId, plan.planned, result.response);
+      else recordWorkerFailure(ctx, plan.workerId, this.options.liveness);
+      changed = ctx.changedJobs.size > 0;
+    });
+    return changed;
+  }
+
+  /** Deletes terminal jobs (whole trees) finished before `now - retentionMs`, with tasks, attempts and logs. */
+  pruneJobs(retentionMs: number): number {
+    let pruned = 0;
+    this.mutate((ctx) => {
+      const cutoff = ctx.now - retentionMs;
+      const rows = this.store.db
+        .prepare('SELECT job_id FROM jobs WHERE parent_id IS NULL AND finished_at_ms > 0 AND finished_at_ms < ?')
+        .all(cutoff) as { job_id: string }[];
+      for (const { job_id } of rows) {
+        const tree = jobTree(this.store, job_id);
+        if (!tree.every((j) => isTerminalJobState(j.state))) continue;
+        for (const j of tree) this.store.deleteJob(j.job_id);
+        pruned += tree.length;
+      }
+    });
+    return pruned;
+  }
+
+  /** @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job. */
+  getJobStatus(jobId: string, includeTasks: boolean): JobStatus {
+    const job = this.store.job(jobId);
+    if (!job) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+    return jobStatusOf(this.store, job, includeTasks, this.pending.get(jobId));
+  }
+
+  /** States of several jobs; unknown ids are left out. */
+  getJobStates(jobIds: readonly string[]): Record<string, JobState> {
+    const out: Record<string, JobState> = {};
+    for (const id of jobIds) {
+      const job = this.store.job(id);
+      if (job) out[id] = job.state;
+    }
+    return out;
+  }
+
+  /** True when the job and (optionally) all its descendants are terminal. */
+  isTreeTerminal(jobId: string, includeChildren: boolean): boolean {
+    const jobs = includeChildren ? jobTree(this.store, jobId) : [this.store.job(jobId)].filter((j) => j !== undefined);
+    return jobs.length > 0 && jobs.every((j) => isTerminalJobState(j.state));
+  }
+
+  /** `ListJobs` with prefix, states, roots-only and paging (limit 50 by default, max 500). */
+  listJobs(q: ListJobsRequest): ListJobsResponse {
+    if (q.offset < 0 || q.limit < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'offset and limit must be >= 0');
+    if (q.prefix !== '' && q.prefix !== '/') parseJobName(q.prefix.endsWith('/') ? q.prefix.slice(0, -1) : q.prefix, 'prefix');
+    const limit = Math.min(q.limit || 50, 500);
+    const all = this.store.db.prepare('SELECT * FROM jobs ORDER BY seq').all() as Parameters<typeof jobStatusOf>[1][];
+    const states = new Set(q.states);
+    const matching = all.filter(
+      (j) =>
+        (q.prefix === '' || j.job_id.startsWith(q.prefix)) &&
+        (states.size === 0 || states.has(j.state)) &&
+        (!q.rootsOnly || j.parent_id === null),
+    );
+    const page = matching.slice(q.offset, q.offset + limit);
+    return {
+      jobs: page.map((j) => jobStatusOf(this.store, j, false, this.pending.get(j.job_id))),
+      totalCount: matching.length,
+      hasMore: q.offset + limit < matching.length,
+    };
+  }
+
+  /** @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job. */
+  listTasks(jobId: string): TaskStatus[] {
+    if (!this.store.job(jobId)) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+    return this.store.tasksOfJob(jobId).map((t) => taskStatusOf(this.store, t, this.pending.get(jobId)));
+  }
+
+  /** @throws {IrisError} IRIS_NOT_FOUND for an unknown task. */
+  getTaskStatus(taskId: string): TaskStatus {
+    const task = this.store.task(taskId);
+    if (!task) throw new IrisError('IRIS_NOT_FOUND', `task "${taskId}" not found`);
+    return taskStatusOf(this.store, task, this.pending.get(task.job_id));
+  }
+
+  /** Job ids of `jobId`'s subtree (for log-follow wake-ups). */
+  isInTree(jobId: string, candidate: string): boolean {
+    return isSameOrDescendant(candidate, jobId);
+  }
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { IrisError } from '../errors.js';
+import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
+import { ConstraintMode, ConstraintOp } from '../gen/iris/v1/types.js';
+import type { AttributeValue, Constraint } from '../gen/iris/v1/types.js';
+import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { parseJobName } from './job-names.js';
+
+/** GPU variants the controller accepts (lower-case canonical names), plus `auto`. */
+export const KNOWN_GPU_VARIANTS: readonly string[] = ['a100', 'a10g', 'b100', 'b200', 'gb200', 'h100', 'h200', 'l4', 'l40', 'l40s', 'rtx4090', 't4', 'v100'];
+
+const MAX_ENV_VALUE_BYTES = 128 * 1024;
+const nonNegative = (field: string) => z.number().int().nonnegative({ message: `${field} must be >= 0` });
+
+const RequestSchema = z.object({
+  name: z.string().min(1, { message: 'name must not be empty' }),
+  resources: z.object({
+    cpuMillicores: nonNegative('resources.cpu_millicores'),
+    memoryBytes: nonNegative('resources.memory_bytes'),
+    diskBytes: nonNegative('resources.disk_bytes'),
+  }),
+  replicas: z.number().int(),
+  maxTaskFailures: nonNegative('max_task_failures'),
+  maxRetriesFailure: nonNegative('max_retries_failure'),
+  maxRetriesPreemption: nonNegative('max_retries_preemption').optional(),
+  timeoutMs: nonNegative('timeout_ms'),
+  schedulingTimeoutMs: nonNegative('scheduling_timeout_ms'),
+  existingJobPolicy: z.number().int().min(0).max(3, { message: 'existing_job_policy is not a known value' }),
+  preemptionPolicy: z.number().int().min(0).max(2, { message: 'preemption_policy is not a known value' }),
+  ports: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'ports: a port name must be 1-64 of [A-Za-z0-9_-]' })),
+  bundleId: z.string().regex(/^([0-9a-f]{64})?$/, { message: 'bundle_id must be a sha256 hex digest or empty' }),
+});
+
+function firstIssue(e: z.ZodError): string {
+  const issue = e.issues[0];
+  if (!issue) return 'invalid request';
+  const path = issue.path.join('.');
+  return issue.message.includes(' ') && !issue.message.startsWith('Invalid') ? issue.message : `${path}: ${issue.message}`;
+}
+
+/**
+ * Validates a `LaunchJobRequest` at the wire edge: names, resources, budgets, env keys, devices,
+ * constraints. Replica rules are applied later (they may turn 1 into a TPU slice's VM count).
+ * @throws {IrisError} IRIS_INVALID_ARGUMENT naming the bad field.
+ */
+export function validateLaunchRequest(req: LaunchJobRequest): void {
+  const parsed = RequestSchema.safeParse({
+    ...req,
+    resources: req.resources ?? { cpuMillicores: 0, memoryBytes: 0, diskBytes: 0 },
+  });
+  if (!parsed.success) throw new IrisError('IRIS_INVALID_ARGUMENT', firstIssue(parsed.error), { details: { issues: parsed.error.issues } });
+  parseJobName(req.name, 'name');
+  const argv = req.entrypoint?.run?.argv ?? [];
+  if (argv.length === 0 || argv[0] === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'entrypoint.run.argv must name a command');
+  for (const [key, value] of Object.entries(req.environment?.envVars ?? {})) {
+    if (key === '' || key.includes('=')) throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: invalid key "${key}"`);
+    if (key.toUpperCase().startsWith('IRIS_')) {
+      throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: key "${key}" is reserved (IRIS_* keys are set by iris)`);
+    }
+    if (Buffer.byteLength(value) > MAX_ENV_VALUE_BYTES) throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: value of "${key}" exceeds 128 KiB`);
+  }
+  const device = req.resources?.device?.kind;
+  if (device?.$case === 'tpu') {
+    getTpuTopology(device.value.variant);
+    if (device.value.count < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'resources.device.tpu.count must be >= 0');
+  } else if (device?.$case === 'gpu') {
+    const variant = device.value.variant.toLowerCase();
+    if (variant !== 'auto' && variant !== '' && !KNOWN_GPU_VARIANTS.includes(variant)) {
+      throw new IrisError('IRIS_INVALID_ARGUMENT', `resources.device.gpu.variant: unknown GPU variant "${device.value.variant}"`);
+    }
+    if (device.value.count < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'resources.device.gpu.count must be >= 0');
+  }
+  req.constraints.forEach((c, i) => validateConstraint(c, `constraints[${i}]`));
+  if (req.coscheduling && req.coscheduling.tasksPerGroup < 0) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', 'coscheduling.tasks_per_group must be >= 0');
+  }
+}
+
+function validateConstraint(c: Constraint, field: string): void {
+  if (c.key === '') throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}.key must not be empty`);
+  if (!(c.op in ConstraintOp) || c.op < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}.op is not a known operator`);
+  if (!(c.mode in ConstraintMode) || c.mode < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}.mode is not a known mode`);
+  const needsValue = c.op !== ConstraintOp.CONSTRAINT_OP_EXISTS && c.op !== ConstraintOp.CONSTRAINT_OP_NOT_EXISTS && c.op !== ConstraintOp.CONSTRAINT_OP_IN;
+  if (needsValue && c.value?.v === undefined) throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}.value is required for ${ConstraintOp[c.op]}`);
+  if (c.op === ConstraintOp.CONSTRAINT_OP_IN && c.values.length === 0) throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}.values must not be empty for IN`);
+}
+
+const CANONICAL_KEYS = new Set(['device-type', 'device-variant', 'preemptible', 'region', 'zone']);
+
+/** Constraints derived from the device (§3.3): GPU/TPU jobs require their device type and variant. */
+export function deriveDeviceConstraints(req: LaunchJobRequest): Constraint[] {
+  const device = req.resources?.device?.kind;
+  const str = (v: string): AttributeValue => ({ v: { $case: 'stringValue', value: v } });
+  const eq = (key: string, v: string): Constraint => ({ key, op: ConstraintOp.CONSTRAINT_OP_EQ, value: str(v), values: [], mode: ConstraintMode.CONSTRAINT_MODE_REQUIRED });
+  if (device?.$case === 'tpu') {
+    const out = [eq('device-type', 'tpu')];
+    if (device.value.variant.toLowerCase() !== 'auto') out.push(eq('device-variant', getTpuTopology(device.value.variant).name));
+    return out;
+  }
+  if (device?.$case === 'gpu') {
+    const out = [eq('device-type', 'gpu')];
+    const v = device.value.variant.toLowerCase();
+    if (v !== 'auto' && v !== '') out.push(eq('device-variant', v));
+    return out;
+  }
+  return [];
+}
+
+function constraintKey(c: Constraint): string {
+  return JSON.stringify([c.key, c.op, c.value ?? null, c.values, c.mode]);
+}
+
+/**
+ * Merges constraint sources in order (derived, user, parent): on the canonical keys a later source
+ * replaces earlier constraints on that key; other keys are appended and de-duplicated (§3.3).
+ */
+export function mergeConstraints(...sources: (readonly Constraint[])[]): Constraint[] {
+  let merged: Constraint[] = [];
+  for (const source of sources) {
+    const replaced = new Set(source.filter((c) => CANONICAL_KEYS.has(c.key)).map((c) => c.key));
+    merged = merged.filter((c) => !replaced.has(c.key));
+    const seen = new Set(merged.map(constraintKey));
+    for (const c of source) {
+      const k = constraintKey(c);
+      if (!seen.has(k)) {
+        merged.push(c);
+        seen.add(k);
+      }
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,93 @@
+import type { AttemptObservation, ReconcileResponse } from '../gen/iris/v1/worker.js';
+import { StopReason, TaskState } from '../gen/iris/v1/types.js';
+import { applyTaskOutcome, recomputeJob } from './lifecycle.js';
+import type { LifecycleContext } from './lifecycle.js';
+import type { AttemptRow } from './store.js';
+import { isLiveAttemptState, isTerminalTaskState } from './task-states.js';
+import { reapWorker, recordWorkerContact } from './worker-registry.js';
+
+const ORDER: Partial<Record<TaskState, number>> = {
+  [TaskState.TASK_STATE_PENDING]: 0,
+  [TaskState.TASK_STATE_ASSIGNED]: 1,
+  [TaskState.TASK_STATE_BUILDING]: 2,
+  [TaskState.TASK_STATE_RUNNING]: 3,
+};
+
+/**
+ * Applies one worker's Reconcile response (§4.4), idempotently: only uids this tick planned for the
+ * worker count; states never regress; a terminal attempt is never rewritten; a cancelled task is
+ * never reopened; `MISSING` ends the attempt as WORKER_FAILED `worker_lost_spec`.
+ */
+export function applyReconcileResponse(ctx: LifecycleContext, workerId: string, planned: ReadonlySet<string>, resp: ReconcileResponse): void {
+  const worker = ctx.store.worker(workerId);
+  if (!worker) return;
+  recordWorkerContact(ctx, workerId);
+  for (const obs of resp.observed) {
+    if (!planned.has(obs.attemptUid)) continue;
+    const attempt = ctx.store.attemptByUid(obs.attemptUid);
+    if (!attempt || attempt.worker_id !== workerId) continue;
+    applyObservation(ctx, attempt, obs);
+  }
+  if (resp.health && !resp.health.healthy) reapWorker(ctx, worker, `worker ${workerId} reported unhealthy: ${resp.health.error}`);
+}
+
+function applyObservation(ctx: LifecycleContext, attempt: AttemptRow, obs: AttemptObservation): void {
+  if (!isLiveAttemptState(attempt.state)) return; // terminal is final
+  const { store, now } = ctx;
+  const task = store.task(attempt.task_id);
+  if (!task) return;
+  const current = task.current_attempt_id === attempt.attempt_id;
+  const usage = obs.usage ? JSON.stringify(obs.usage) : attempt.usage;
+  const ports = Object.keys(obs.ports).length > 0 ? JSON.stringify(obs.ports) : attempt.ports;
+
+  if (obs.state === TaskState.TASK_STATE_BUILDING || obs.state === TaskState.TASK_STATE_RUNNING) {
+    if ((ORDER[obs.state] ?? 0) <= (ORDER[attempt.state] ?? 0)) {
+      if (usage !== attempt.usage || ports !== attempt.ports) store.updateAttempt({ ...attempt, usage, ports });
+      return;
+    }
+    const startedAt = attempt.started_at_ms || obs.startedAtMs || now;
+    store.updateAttempt({ ...attempt, state: obs.state, started_at_ms: startedAt, usage, ports });
+    if (!current) {
+      ctx.warn(`stale attempt precondition violation: ${attempt.task_id}:${attempt.attempt_id} reported ${TaskState[obs.state]} but the current attempt is ${task.current_attempt_id}`);
+      return;
+    }
+    if (attempt.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED || isTerminalTaskState(task.state) || task.state === TaskState.TASK_STATE_PENDING) return;
+    store.updateTask({ ...task, state: obs.state, started_at_ms: task.started_at_ms || startedAt });
+    ctx.changedJobs.add(task.job_id);
+    recomputeJob(ctx, task.job_id);
+    return;
+  }
+  if (!isTerminalTaskState(obs.state) && obs.state !== TaskState.TASK_STATE_MISSING) return; // PENDING/ASSIGNED: never regress
+
+  const missing = obs.state === TaskState.TASK_STATE_MISSING;
+  const timedOut = attempt.stop_reason === StopReason.STOP_REASON_TASK_TIMEOUT;
+  const finalState = missing ? TaskState.TASK_STATE_WORKER_FAILED : timedOut ? TaskState.TASK_STATE_FAILED : obs.state;
+  const error = missing ? 'worker_lost_spec' : timedOut ? attempt.error || 'task timed out' : obs.error;
+  store.updateAttempt({
+    ...attempt,
+    state: finalState,
+    exit_code: obs.exitCode,
+    error,
+    started_at_ms: attempt.started_at_ms || obs.startedAtMs,
+    finished_at_ms: obs.finishedAtMs || now,
+    is_worker_failure: missing || finalState === TaskState.TASK_STATE_WORKER_FAILED ? 1 : 0,
+    usage,
+    ports,
+  });
+  ctx.changedJobs.add(task.job_id);
+  if (attempt.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED || !current || isTerminalTaskState(task.state)) {
+    // The task already moved on (killed, timed out, bounced): this only confirms the process ended.
+    recomputeJob(ctx, task.job_id);
+    return;
+  }
+  if (missing) {
+    applyTaskOutcome(ctx, task, attempt.state === TaskState.TASK_STATE_ASSIGNED ? { kind: 'delivery_failed', error } : { kind: 'worker_failed', error });
+  } else if (finalState === TaskState.TASK_STATE_SUCCEEDED) {
+    applyTaskOutcome(ctx, task, { kind: 'succeeded' });
+  } else if (finalState === TaskState.TASK_STATE_FAILED) {
+    applyTaskOutcome(ctx, task, { kind: 'failed', exitCode: obs.exitCode, error: error || `Exit code ${obs.exitCode}` });
+  } else {
+    // WORKER_FAILED (spawn/workdir error) or an unrequested KILLED: the worker, not the task, failed.
+    applyTaskOutcome(ctx, task, { kind: 'worker_failed', error: error || `attempt ended ${TaskState[finalState]} on its worker` });
+  }
+}

@@ -1,0 +1,242 @@
+import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
+import { ConstraintMode, ConstraintOp, StopReason, TaskState } from '../gen/iris/v1/types.js';
+import type { Constraint as ProtoConstraint, AttributeValue as ProtoValue, WorkerMetadata } from '../gen/iris/v1/types.js';
+import type {
+  Assignment,
+  AttributeValue,
+  Constraint,
+  ResourceAmounts,
+  SchedulerJob,
+  SchedulerLimits,
+  SchedulerTask,
+  SchedulerTaskState,
+  SchedulerWorker,
+  SchedulingInput,
+  SchedulingResult,
+} from '../scheduler/types.js';
+import { mintAttemptUid } from './attempt-uid.js';
+import { applyTaskOutcome, endTask, recomputeJob, stopLiveAttempt } from './lifecycle.js';
+import type { LifecycleContext } from './lifecycle.js';
+import type { ControllerStore, JobRow } from './store.js';
+import { isTerminalTaskState, taskStateName } from './task-states.js';
+
+/** Why a job is still pending, kept in memory and recomputed every tick (§8.6, §12). */
+export interface PendingInfo {
+  readonly reason: string;
+  readonly canBeScheduled: boolean;
+}
+
+function valueOf(v: ProtoValue | undefined): AttributeValue | undefined {
+  return v?.v?.value;
+}
+
+/** The scheduler's view of a proto constraint. */
+export function constraintFromProto(c: ProtoConstraint): Constraint {
+  const op = ConstraintOp[c.op].replace('CONSTRAINT_OP_', '') as Constraint['op'];
+  const value = valueOf(c.value);
+  return {
+    key: c.key,
+    op,
+    ...(value === undefined ? {} : { value }),
+    values: c.values.map(valueOf).filter((v): v is AttributeValue => v !== undefined),
+    mode: c.mode === ConstraintMode.CONSTRAINT_MODE_PREFERRED ? 'PREFERRED' : 'REQUIRED',
+  };
+}
+
+/** What one task of `req` needs. */
+export function taskResources(req: LaunchJobRequest): ResourceAmounts {
+  const kind = req.resources?.device?.kind;
+  return {
+    cpuMillicores: req.resources?.cpuMillicores ?? 0,
+    memoryBytes: req.resources?.memoryBytes ?? 0,
+    gpuCount: kind?.$case === 'gpu' ? kind.value.count : 0,
+    tpuChips: kind?.$case === 'tpu' ? kind.value.count : 0,
+  };
+}
+
+/** A worker's advertised totals. */
+export function workerCapacity(meta: WorkerMetadata): ResourceAmounts {
+  const kind = meta.device?.kind;
+  return {
+    cpuMillicores: meta.cpuMillicores,
+    memoryBytes: meta.memoryBytes,
+    gpuCount: kind?.$case === 'gpu' ? kind.value.count : 0,
+    tpuChips: kind?.$case === 'tpu' ? kind.value.count : 0,
+  };
+}
+
+const ZERO: ResourceAmounts = { cpuMillicores: 0, memoryBytes: 0, gpuCount: 0, tpuChips: 0 };
+
+function add(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
+  return {
+    cpuMillicores: a.cpuMillicores + b.cpuMillicores,
+    memoryBytes: a.memoryBytes + b.memoryBytes,
+    gpuCount: a.gpuCount + b.gpuCount,
+    tpuChips: a.tpuChips + b.tpuChips,
+  };
+}
+
+function fits(capacity: ResourceAmounts, used: ResourceAmounts): boolean {
+  return (
+    used.cpuMillicores <= capacity.cpuMillicores &&
+    used.memoryBytes <= capacity.memoryBytes &&
+    used.gpuCount <= capacity.gpuCount &&
+    used.tpuChips <= capacity.tpuChips
+  );
+}
+
+/** Resources held per worker, derived from live attempts (never stored as counters). */
+export function committedByWorker(store: ControllerStore): Map<string, { used: ResourceAmounts; building: number; running: number }> {
+  const out = new Map<string, { used: ResourceAmounts; building: number; running: number }>();
+  const jobOfTask = new Map<string, JobRow | undefined>();
+  for (const a of store.liveAttempts()) {
+    const jobId = a.task_id.slice(0, a.task_id.lastIndexOf('/'));
+    if (!jobOfTask.has(jobId)) jobOfTask.set(jobId, store.job(jobId));
+    const job = jobOfTask.get(jobId);
+    const need = job ? taskResources(store.request(job)) : ZERO;
+    const cur = out.get(a.worker_id) ?? { used: ZERO, building: 0, running: 0 };
+    const building = a.state === TaskState.TASK_STATE_ASSIGNED || a.state === TaskState.TASK_STATE_BUILDING ? 1 : 0;
+    out.set(a.worker_id, { used: add(cur.used, need), building: cur.building + building, running: cur.running + 1 });
+  }
+  return out;
+}
+
+/** Adapts one consistent view of the DB to the scheduler's plain-data input (§8.1). */
+export function buildSchedulingInput(store: ControllerStore, nowMs: number, limits: SchedulerLimits): SchedulingInput {
+  const committed = committedByWorker(store);
+  const workers: SchedulerWorker[] = store.workers().map((w) => {
+    const c = committed.get(w.worker_id);
+    return {
+      workerId: w.worker_id,
+      healthy: w.consecutive_failures === 0,
+      attributes: JSON.parse(w.attributes) as Record<string, AttributeValue>,
+      capacity: workerCapacity(store.workerMetadata(w)),
+      committed: c?.used ?? ZERO,
+      buildingCount: c?.building ?? 0,
+    };
+  });
+  const pending = store.pendingTasks();
+  const jobIds = new Set(pending.map((t) => t.job_id));
+  const jobs: SchedulerJob[] = [];
+  const tasks: SchedulerTask[] = [];
+  for (const jobId of jobIds) {
+    const job = store.job(jobId);
+    if (!job) continue;
+    const req = store.request(job);
+    jobs.push({
+      jobId,
+      depth: job.depth,
+      rootSubmittedAtMs: job.root_submitted_at_ms,
+      submittedAtMs: job.submitted_at_ms,
+      insertionSeq: job.seq,
+      resources: taskResources(req),
+      constraints: req.constraints.map(constraintFromProto),
+      coscheduling: req.coscheduling ? { groupBy: req.coscheduling.groupBy, tasksPerGroup: req.coscheduling.tasksPerGroup } : null,
+    });
+    // A gang is placed only when all its non-terminal tasks are pending, so the scheduler sees them all.
+    for (const t of store.tasksOfJob(jobId)) {
+      if (isTerminalTaskState(t.state)) continue;
+      tasks.push({
+        taskId: t.task_id,
+        jobId,
+        taskIndex: t.task_index,
+        state: taskStateName(t.state) as SchedulerTaskState,
+        hasLiveAttempt: t.state === TaskState.TASK_STATE_PENDING && store.liveAttemptOfTask(t.task_id) !== undefined,
+        schedulingDeadlineMs: job.scheduling_deadline_ms > 0 ? job.scheduling_deadline_ms : null,
+      });
+    }
+  }
+  return { nowMs, workers, jobs, tasks, limits };
+}
+
+/**
+ * Commits a scheduling result in the caller's transaction (§8.1 step 4): expires deadlines, then
+ * re-checks every assignment against live capacity and worker existence (a gang is dropped whole if
+ * any member fails the check) and creates ASSIGNED attempts.
+ */
+export function commitSchedulingResult(ctx: LifecycleContext, result: SchedulingResult): void {
+  const { store } = ctx;
+  for (const taskId of result.expiredTaskIds) {
+    const task = store.task(taskId);
+    if (!task || task.state !== TaskState.TASK_STATE_PENDING) continue;
+    endTask(ctx, task, TaskState.TASK_STATE_UNSCHEDULABLE, StopReason.STOP_REASON_CANCELLED, 'Scheduling timeout exceeded');
+    recomputeJob(ctx, task.job_id);
+  }
+  const used = new Map<string, ResourceAmounts>();
+  for (const [w, c] of committedByWorker(store)) used.set(w, c.used);
+  const byJob = new Map<string, Assignment[]>();
+  for (const a of result.assignments) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
+  for (const [jobId, assignments] of byJob) {
+    const job = store.job(jobId);
+    if (!job) continue;
+    const need = taskResources(store.request(job));
+    const gang = assignments.some((a) => a.gang !== undefined);
+    const accepted: Assignment[] = [];
+    const trial = new Map(used);
+    for (const a of assignments) {
+      const worker = store.worker(a.workerId);
+      const task = store.task(a.taskId);
+      const ok =
+        worker !== undefined &&
+        task !== undefined &&
+        task.state === TaskState.TASK_STATE_PENDING &&
+        store.liveAttemptOfTask(a.taskId) === undefined &&
+        fits(workerCapacity(store.workerMetadata(worker)), add(trial.get(a.workerId) ?? ZERO, need));
+      if (!ok) {
+        if (gang) {
+          accepted.length = 0;
+          break;
+        }
+        continue;
+      }
+      trial.set(a.workerId, add(trial.get(a.workerId) ?? ZERO, need));
+      accepted.push(a);
+    }
+    if (accepted.length === 0) continue;
+    for (const [w, r] of trial) used.set(w, r);
+    for (const a of accepted) createAttempt(ctx, a);
+    recomputeJob(ctx, jobId);
+  }
+}
+
+function createAttempt(ctx: LifecycleContext, a: Assignment): void {
+  const { store, now } = ctx;
+  const task = store.task(a.taskId)!;
+  const attemptId = store.attemptsOfTask(a.taskId).length;
+  const uid = mintAttemptUid((u) => store.uidTaken(u));
+  const gang = a.gang
+    ? JSON.stringify({
+        groupValue: a.gang.groupValue,
+        rank: a.gang.rank,
+        groupSize: a.gang.groupSize,
+        sliceIndex: a.gang.sliceIndex,
+        numSlices: a.gang.sliceCount,
+        peerHosts: a.gang.peerWorkerIds.map((id) => hostOf(store.worker(id)?.address ?? '')),
+      })
+    : null;
+  store.insertAttempt({ task_id: a.taskId, attempt_id: attemptId, attempt_uid: uid, worker_id: a.workerId, state: TaskState.TASK_STATE_ASSIGNED, created_at_ms: now, gang });
+  store.updateTask({ ...task, state: TaskState.TASK_STATE_ASSIGNED, current_attempt_id: attemptId, error: '', exit_code: 0, finished_at_ms: 0 });
+  ctx.changedJobs.add(a.jobId);
+}
+
+function hostOf(address: string): string {
+  const i = address.lastIndexOf(':');
+  return i > 0 ? address.slice(0, i) : address;
+}
+
+/** Stops attempts running past their job's `timeout_ms` with TASK_TIMEOUT and records a failure (§6.5). */
+export function expireAttemptTimeouts(ctx: LifecycleContext): void {
+  const { store, now } = ctx;
+  for (const attempt of store.liveAttempts()) {
+    if (attempt.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED || attempt.started_at_ms === 0) continue;
+    const task = store.task(attempt.task_id);
+    if (!task || task.current_attempt_id !== attempt.attempt_id || isTerminalTaskState(task.state)) continue;
+    const job = store.job(task.job_id);
+    const timeoutMs = job ? store.request(job).timeoutMs : 0;
+    if (timeoutMs <= 0 || now - attempt.started_at_ms < timeoutMs) continue;
+    const error = `task timed out after ${timeoutMs} ms`;
+    stopLiveAttempt(ctx, task.task_id, StopReason.STOP_REASON_TASK_TIMEOUT);
+    store.updateAttempt({ ...store.attemptByUid(attempt.attempt_uid)!, error });
+    applyTaskOutcome(ctx, task, { kind: 'failed', exitCode: 0, error });
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Forward-only migrations of the controller database, applied in order and keyed by
+ * `meta.schema_version`. Never edit a shipped migration; append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE jobs (
+    job_id TEXT PRIMARY KEY,
+    parent_id TEXT,
+    root_id TEXT NOT NULL,
+    user TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    request BLOB NOT NULL,
+    state INTEGER NOT NULL,
+    error TEXT NOT NULL DEFAULT '',
+    exit_code INTEGER NOT NULL DEFAULT 0,
+    submitted_at_ms INTEGER NOT NULL,
+    root_submitted_at_ms INTEGER NOT NULL,
+    started_at_ms INTEGER NOT NULL DEFAULT 0,
+    finished_at_ms INTEGER NOT NULL DEFAULT 0,
+    seq INTEGER NOT NULL,
+    scheduling_deadline_ms INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX jobs_parent ON jobs(parent_id);
+  CREATE INDEX jobs_state ON jobs(state);
+  CREATE TABLE tasks (
+    task_id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL REFERENCES jobs(job_id) ON DELETE CASCADE,
+    task_index INTEGER NOT NULL,
+    state INTEGER NOT NULL,
+    current_attempt_id INTEGER NOT NULL DEFAULT -1,
+    failure_count INTEGER NOT NULL DEFAULT 0,
+    preemption_count INTEGER NOT NULL DEFAULT 0,
+    max_retries_failure INTEGER NOT NULL,
+    max_retries_preemption INTEGER NOT NULL,
+    error TEXT NOT NULL DEFAULT '',
+    exit_code INTEGER NOT NULL DEFAULT 0,
+    started_at_ms INTEGER NOT NULL DEFAULT 0,
+    finished_at_ms INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX tasks_job ON tasks(job_id, task_index);
+  CREATE INDEX tasks_state ON tasks(state);
+  CREATE TABLE attempts (
+    task_id TEXT NOT NULL REFERENCES tasks(task_id) ON DELETE CASCADE,
+    attempt_id INTEGER NOT NULL,
+    attempt_uid TEXT NOT NULL UNIQUE,
+    worker_id TEXT NOT NULL,
+    state INTEGER NOT NULL,
+    stop_reason INTEGER NOT NULL DEFAULT 0,
+    exit_code INTEGER NOT NULL DEFAULT 0,
+    error TEXT NOT NULL DEFAULT '',
+    created_at_ms INTEGER NOT NULL,
+    started_at_ms INTEGER NOT NULL DEFAULT 0,
+    finished_at_ms INTEGER NOT NULL DEFAULT 0,
+    is_worker_failure INTEGER NOT NULL DEFAULT 0,
+    gang TEXT,
+    usage TEXT,
+    ports TEXT,
+    PRIMARY KEY (task_id, attempt_id)
+  );
+  CREATE INDEX attempts_worker ON attempts(worker_id, state);
+  CREATE TABLE workers (
+    worker_id TEXT PRIMARY KEY,
+    boot_id TEXT NOT NULL,
+    address TEXT NOT NULL,
+    metadata BLOB NOT NULL,
+    attributes TEXT NOT NULL,
+    registered_at_ms INTEGER NOT NULL,
+    registration_seq INTEGER NOT NULL,
+    last_contact_ms INTEGER NOT NULL,
+    first_failure_ms INTEGER NOT NULL DEFAULT 0,
+    consecutive_failures INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE endpoints (
+    endpoint_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    address TEXT NOT NULL,
+    task_id TEXT NOT NULL REFERENCES tasks(task_id) ON DELETE CASCADE,
+    attempt_id INTEGER NOT NULL,
+    metadata TEXT NOT NULL,
+    registered_at_ms INTEGER NOT NULL
+  );
+  CREATE INDEX endpoints_name ON endpoints(name);
+  CREATE INDEX endpoints_task ON endpoints(task_id);
+  CREATE TABLE logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    attempt_id INTEGER NOT NULL,
+    attempt_uid TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    timestamp_ms INTEGER NOT NULL,
+    source INTEGER NOT NULL,
+    level INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (attempt_uid, seq)
+  );
+  CREATE INDEX logs_task ON logs(task_id, id);
+  CREATE INDEX logs_job ON logs(job_id, id);
+  CREATE TABLE bundles (
+    bundle_id TEXT PRIMARY KEY,
+    size_bytes INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    last_used_ms INTEGER NOT NULL
+  );
+  `,
+];
