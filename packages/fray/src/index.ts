@@ -51,3 +51,7 @@ export { RemoteCallable, remote } from './remote/remote.js';
 export type { RemoteEntry, RemoteOptions } from './remote/remote.js';
 export { dependencyGroupPackages, readDependencyGroups, resolveDependencyGroups } from './remote/dependency-groups.js';
 export type { DeclaredDependencyGroups } from './remote/dependency-groups.js';
+export { buildIrisLaunchPlan, irisCommandOf, irisConstraintsOf, irisCoschedulingOf, irisDeviceOf } from './backends/iris/launch-plan.js';
+export type { IrisDevice, IrisLaunchPlan } from './backends/iris/launch-plan.js';
+export { deviceDefaultEnv, withDeviceDefaults } from './backends/iris/device-env.js';
+export { frayStatusOfIrisState } from './backends/iris/job-state-map.js';
