@@ -139,6 +139,14 @@ describe('scheduleTick() limits', () => {
     expect(placement(tick([worker('w1')], [e]))).toEqual({ '/u/j/3': 'w1' });
   });
 
+  it('explains a job whose only pending task still has a live attempt', () => {
+    const e = jobWithTasks('/u/bounced', 2);
+    e.tasks = [{ ...e.tasks[0]!, state: 'RUNNING' }, { ...e.tasks[1]!, hasLiveAttempt: true }];
+    const result = tick([worker('w1')], [e]);
+    expect(result.assignments).toEqual([]);
+    expect(result.pendingJobs).toMatchObject([{ jobId: '/u/bounced', taskId: '/u/bounced/1', canBeScheduled: true }]);
+  });
+
   it('does not modify its input and is deterministic', () => {
     const workers = [worker('w1'), worker('w2')];
     const entries = [jobWithTasks('/u/a', 3), jobWithTasks('/u/b', 2, { cores: 3 })];

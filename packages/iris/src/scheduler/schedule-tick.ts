@@ -39,6 +39,8 @@ interface JobQueue {
   waitingOn: number;
   /** Tasks whose deadline passed this tick. */
   expired: number;
+  /** PENDING tasks whose previous attempt is still live (being stopped). */
+  readonly stopping: SchedulerTask[];
   /** Highest task index seen + 1, the task count when the job does not say. */
   indexBound: number;
 }
@@ -67,7 +69,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
 
   const queues = new Map<string, JobQueue>();
   for (const job of input.jobs) {
-    queues.set(job.jobId, { job, placeable: [], placedCount: 0, waitingOn: 0, expired: 0, indexBound: 0 });
+    queues.set(job.jobId, { job, placeable: [], placedCount: 0, waitingOn: 0, expired: 0, stopping: [], indexBound: 0 });
   }
   const expiredTaskIds: string[] = [];
   for (const task of input.tasks) {
@@ -77,6 +79,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
     if (TERMINAL.has(task.state)) continue;
     if (task.state !== 'PENDING' || task.hasLiveAttempt === true) {
       queue.waitingOn += 1;
+      if (task.state === 'PENDING') queue.stopping.push(task);
       continue;
     }
     const deadline = task.schedulingDeadlineMs;
@@ -88,7 +91,9 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
     queue.placeable.push(task);
   }
 
-  const ordered = [...queues.values()].filter((q) => q.placeable.length > 0).sort((a, b) => compareJobs(a.job, b.job));
+  const ordered = [...queues.values()]
+    .filter((q) => q.placeable.length > 0 || q.stopping.length > 0)
+    .sort((a, b) => compareJobs(a.job, b.job));
   for (const q of ordered) q.placeable.sort((a, b) => a.taskIndex - b.taskIndex);
 
   const assignments: Assignment[] = [];
@@ -131,7 +136,19 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   const diagnosisMemo = new Map<string, Diagnosis>();
   for (const q of ordered) {
     const first = q.placeable[q.placedCount];
-    if (first === undefined) continue;
+    if (first === undefined) {
+      // Only tasks whose previous attempt is still being stopped: pending, but not placeable yet.
+      const stopping = [...q.stopping].sort((a, b) => a.taskIndex - b.taskIndex)[0];
+      if (stopping !== undefined && q.expired === 0) {
+        pendingJobs.push({
+          jobId: q.job.jobId,
+          taskId: stopping.taskId,
+          reason: `waiting for ${q.stopping.length} previous attempt(s) to stop before placing again`,
+          canBeScheduled: true,
+        });
+      }
+      continue;
+    }
     const candidates = candidatesOf(q);
     const cosched = q.job.coscheduling;
     const diagnosis =
