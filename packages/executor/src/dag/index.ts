@@ -7,8 +7,8 @@ export { VersionedValue, ensureVersioned, unwrapVersionedValue, versioned } from
 export { MirroredValue, mirrored } from './mirrored-value.js';
 export type { MirroredOptions } from './mirrored-value.js';
 export { getExecutorStep, outputPathOf } from './step-reference.js';
-export { InputNameEvent, VersionedEvent, visitConfig, walkConfig } from './walk-config.js';
-export type { ConfigEvent } from './walk-config.js';
+export { InputNameEvent, VersionedEvent, visitConfig, visitConfigRaw, walkConfig } from './walk-config.js';
+export type { ConfigEvent, ConfigVisitor } from './walk-config.js';
 export { upstreamSteps } from './upstream-steps.js';
 export type { Resolved } from './resolved.js';
 export { joinName, pathJoin } from './path-join.js';

@@ -42,22 +42,30 @@ function child(prefix: string, key: string): string {
   return prefix === '' ? key : `${prefix}.${key}`;
 }
 
+/** Allocation-free callbacks of {@link visitConfigRaw} (versioning walks every config). */
+export interface ConfigVisitor {
+  /** A step reference: a bare step arrives as `(prefix, step, null, true)`. */
+  input(prefix: string, step: ExecutorStep | null, name: string | null, blockOnStep: boolean, inputName: InputName | null): void;
+  /** A `versioned(...)` value (the unwrapped value). */
+  versioned(prefix: string, value: unknown): void;
+}
+
 /**
- * Calls `emit` for every event of `obj` in walk order; the callback form of {@link walkConfig}.
+ * The walk of {@link walkConfig} with plain callbacks instead of event objects.
  *
  * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for a `Map` key that is not a string
  *   (`dict keys must be strs, …`) or a cyclic config (`details.path` names the key path).
  */
-export function visitConfig(obj: unknown, emit: (event: ConfigEvent) => void): void {
+export function visitConfigRaw(obj: unknown, visitor: ConfigVisitor): void {
   const stack = new Set<object>();
   const visit = (x: unknown, prefix: string): void => {
     if (x === null || typeof x !== 'object') return;
     if (x instanceof ExecutorStep) {
-      emit(new InputNameEvent(prefix, new InputName(x, null)));
+      visitor.input(prefix, x, null, true, null);
       return;
     }
     if (x instanceof InputName) {
-      emit(new InputNameEvent(prefix, x));
+      visitor.input(prefix, x.step, x.name, x.blockOnStep, x);
       return;
     }
     if (x instanceof MirroredValue) {
@@ -65,7 +73,7 @@ export function visitConfig(obj: unknown, emit: (event: ConfigEvent) => void): v
       return;
     }
     if (x instanceof VersionedValue) {
-      emit(new VersionedEvent(prefix, x.value));
+      visitor.versioned(prefix, x.value);
       return;
     }
     const isArray = Array.isArray(x);
@@ -94,6 +102,19 @@ export function visitConfig(obj: unknown, emit: (event: ConfigEvent) => void): v
     stack.delete(x);
   };
   visit(obj, '');
+}
+
+/**
+ * Calls `emit` for every event of `obj` in walk order; the callback form of {@link walkConfig}.
+ *
+ * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for a non-string `Map` key or a cyclic config.
+ */
+export function visitConfig(obj: unknown, emit: (event: ConfigEvent) => void): void {
+  visitConfigRaw(obj, {
+    input: (prefix, step, name, blockOnStep, inputName) =>
+      emit(new InputNameEvent(prefix, inputName ?? new InputName(step, name, blockOnStep))),
+    versioned: (prefix, value) => emit(new VersionedEvent(prefix, value)),
+  });
 }
 
 /**

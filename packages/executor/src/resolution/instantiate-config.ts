@@ -32,12 +32,36 @@ export function unresolvedOutputNameError(x: OutputName): ExecutorError {
   );
 }
 
+function containsFloat(x: unknown, stack: Set<object>): boolean {
+  if (x === null || typeof x !== 'object') return false;
+  if (FloatValue.is(x)) return true;
+  if (stack.has(x)) return false;
+  stack.add(x);
+  try {
+    if (Array.isArray(x)) return x.some((c) => containsFloat(c, stack));
+    if (x instanceof Map) return [...x.values()].some((c) => containsFloat(c, stack));
+    if (!isRecord(x) || isPlaceholder(x)) return false;
+    return Object.keys(x).some((k) => containsFloat(x[k], stack));
+  } finally {
+    stack.delete(x);
+  }
+}
+
+function isPlaceholder(x: object): boolean {
+  return (
+    x instanceof VersionedValue ||
+    x instanceof MirroredValue ||
+    x instanceof InputName ||
+    x instanceof OutputName ||
+    x instanceof ExecutorStep
+  );
+}
+
 function stripFloats(x: unknown, stack: Set<object>): unknown {
   if (x === null || typeof x !== 'object') return x;
   if (FloatValue.is(x)) return x.value;
   // Placeholders inside a versioned value are not resolved (Marin does not search them either).
-  if (x instanceof VersionedValue || x instanceof MirroredValue || x instanceof InputName) return x;
-  if (x instanceof OutputName || x instanceof ExecutorStep) return x;
+  if (isPlaceholder(x)) return x;
   return mapContainer(x, stack, (c) => stripFloats(c, stack));
 }
 
@@ -79,7 +103,10 @@ export function instantiateConfig<TConfig>(config: TConfig, options: Instantiate
       if (outputPath === null) throw unresolvedOutputNameError(x);
       return joinName(outputPath, x.name);
     }
-    if (x instanceof VersionedValue) return keepFloats ? x.value : stripFloats(x.value, new Set());
+    if (x instanceof VersionedValue) {
+      // Most versioned values hold no FloatValue: hand them over as they are, without a copy.
+      return keepFloats || !containsFloat(x.value, new Set()) ? x.value : stripFloats(x.value, new Set());
+    }
     if (x instanceof MirroredValue) {
       const inner: unknown = x.value;
       if (inner instanceof InputName) return mirrorUrlForInput(inner, outputPaths, prefix);

@@ -1,6 +1,6 @@
 import type { ExecutorStep } from '../dag/executor-step.js';
 import { setOwn } from '../dag/config-node.js';
-import { visitConfig } from '../dag/walk-config.js';
+import { visitConfigRaw } from '../dag/walk-config.js';
 
 /** What a step's config contributes to its version (spec §3.1). */
 export interface CollectedDependencies {
@@ -26,19 +26,17 @@ export function collectDependenciesAndVersion(config: unknown): CollectedDepende
   const dependencies: ExecutorStep[] = [];
   const pseudoDependencies: ExecutorStep[] = [];
   const configVersion: Record<string, unknown> = {};
-  visitConfig(config, (e) => {
-    if (!('inputName' in e)) {
-      setOwn(configVersion, e.prefix, e.value);
-      return;
-    }
-    const { step, name, blockOnStep } = e.inputName;
-    if (step === null) {
-      setOwn(configVersion, e.prefix, name);
-      return;
-    }
-    const index = dependencies.length + pseudoDependencies.length;
-    (blockOnStep ? dependencies : pseudoDependencies).push(step);
-    setOwn(configVersion, e.prefix, name !== null && name !== '' ? `DEP[${index}]/${name}` : `DEP[${index}]`);
+  visitConfigRaw(config, {
+    versioned: (prefix, value) => setOwn(configVersion, prefix, value),
+    input: (prefix, step, name, blockOnStep) => {
+      if (step === null) {
+        setOwn(configVersion, prefix, name);
+        return;
+      }
+      const index = dependencies.length + pseudoDependencies.length;
+      (blockOnStep ? dependencies : pseudoDependencies).push(step);
+      setOwn(configVersion, prefix, name !== null && name !== '' ? `DEP[${index}]/${name}` : `DEP[${index}]`);
+    },
   });
   return { dependencies, pseudoDependencies, configVersion };
 }

@@ -1,0 +1,3 @@
+import { benchVersioning } from './versioning.bench.js';
+
+benchVersioning();
