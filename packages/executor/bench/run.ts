@@ -1,3 +1,5 @@
+import { benchRunLoop } from './run-loop.bench.js';
 import { benchVersioning } from './versioning.bench.js';
 
 benchVersioning();
+await benchRunLoop();
