@@ -83,3 +83,16 @@ export { ExponentialBackoff } from './retry/exponential-backoff.js';
 export type { ExponentialBackoffOptions, WaitUntilOptions } from './retry/exponential-backoff.js';
 export { retryWithBackoff } from './retry/retry-with-backoff.js';
 export type { RetryAttempt, RetryOptions } from './retry/retry-with-backoff.js';
+export { createGcsClient, sharedGcsClient } from './fs/gcs-client.js';
+export type { GcsClientOptions } from './fs/gcs-client.js';
+export { createGcsFilesystem } from './fs/gcs-filesystem.js';
+export type { GcsFilesystemOptions } from './fs/gcs-filesystem.js';
+export {
+  MirrorFilesystem,
+  createMirrorFilesystem,
+  defaultMirrorFilesystem,
+  mirrorRelativeKey,
+  resolveMirrorUrl,
+  setDefaultMirrorFilesystem,
+} from './mirror/mirror-filesystem.js';
+export type { MirrorFilesystemOptions, MirrorLockWait } from './mirror/mirror-filesystem.js';

@@ -3,6 +3,7 @@ import type { Filesystem } from './filesystem.js';
 import { createGcsFilesystem } from './gcs-filesystem.js';
 import { createLocalFilesystem } from './local-filesystem.js';
 import { createMemoryFilesystem } from './memory-filesystem.js';
+import { defaultMirrorFilesystem } from '../mirror/mirror-filesystem.js';
 import { schemeOf } from './storage-path.js';
 
 /** Builds the backend for a scheme; called once, on first use of that scheme. */
@@ -20,6 +21,8 @@ function installBuiltins(): void {
   if (!factories.has('file')) factories.set('file', () => local);
   if (!factories.has('memory')) factories.set('memory', createMemoryFilesystem);
   if (!factories.has('gs')) factories.set('gs', () => createGcsFilesystem());
+  // Not cached: setDefaultMirrorFilesystem() may swap the default at any time.
+  if (!factories.has('mirror')) factories.set('mirror', defaultMirrorFilesystem);
 }
 
 /**
@@ -49,6 +52,6 @@ export function filesystemFor(url: string): Filesystem {
     });
   }
   const fs = factory();
-  instances.set(scheme, fs);
+  if (scheme !== 'mirror') instances.set(scheme, fs);
   return fs;
 }

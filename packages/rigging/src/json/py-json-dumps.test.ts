@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { StoragePath } from '../fs/storage-path.js';
 import { float } from './float-value.js';
 import { pyJsonDumps } from './py-json-dumps.js';
 import { compareCodePoints } from './py-string.js';
@@ -84,6 +85,10 @@ describe('pyJsonDumps() containers', () => {
     expect(pyJsonDumps(new Map<string, unknown>([['k', new Point(2, 1)]]), { sortKeys: true })).toBe(
       '{"k": {"x": 1, "y": 2}}',
     );
+  });
+
+  it('writes a StoragePath as its string form', () => {
+    expect(pyJsonDumps({ p: StoragePath.parse('gs://b//x/') })).toBe('{"p": "gs://b/x"}');
   });
 
   it('pretty-prints in indent mode like json.dumps(indent=2)', () => {

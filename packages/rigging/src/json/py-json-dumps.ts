@@ -1,4 +1,5 @@
 import { RiggingError } from '../errors.js';
+import { StoragePath } from '../fs/storage-path.js';
 import { FloatValue } from './float-value.js';
 import { pyFloatRepr, pyIntRepr } from './py-float-repr.js';
 import { compareCodePoints, pyQuote } from './py-string.js';
@@ -180,6 +181,7 @@ function write(w: Writer, v: unknown, depth: number): string {
   if (v === null) return 'null';
   const obj = v as object;
   if (FloatValue.is(obj)) return pyFloatRepr(obj.value);
+  if (obj instanceof StoragePath) return pyQuote(obj.toString());
   if (w.stack.has(obj)) {
     if (w.strict) fail(w, 'a cyclic reference');
     return lenient(w, 'cycle', '<circular reference>');
@@ -201,8 +203,8 @@ function stderrWarning(message: string): void {
  *
  * Compact mode uses `", "` / `": "`; `sortKeys` orders keys by code point; integers print as exact
  * digits and non-integers (and {@link FloatValue}s) with Python's float repr; strings are escaped
- * with `ensure_ascii`; `undefined` is `null`; `bigint` prints its digits; records, `Map`s with string
- * keys and arrays nest. The text never ends with a newline.
+ * with `ensure_ascii`; `undefined` is `null`; `bigint` prints its digits; a `StoragePath` is its string
+ * form; records, `Map`s with string keys and arrays nest. The text never ends with a newline.
  *
  * @example
  * pyJsonDumps({ b: float(1), a: [1e-5, 'é'] }, { sortKeys: true }); // '{"a": [1e-05, "\\u00e9"], "b": 1.0}'

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mirrorContract } from '../../test/contracts/mirror.contract.js';
+import { parseDataConfig, withDataConfig } from '../config/data-config.js';
+import { filesystemFor } from '../fs/registry.js';
+import { createMirrorFilesystem, mirrorRelativeKey, resolveMirrorUrl, setDefaultMirrorFilesystem } from './mirror-filesystem.js';
+
+mirrorContract('local directories as regional buckets', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'rigging-mirror-'));
+  return {
+    local: join(dir, 'marin-us-central1'),
+    remotes: [join(dir, 'marin-us-east1'), join(dir, 'marin-eu-west4')] as const,
+    [Symbol.asyncDispose]: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+let n = 0;
+mirrorContract('memory prefixes', async () => {
+  n++;
+  return { local: `memory://m${n}-local`, remotes: [`memory://m${n}-r1`, `memory://m${n}-r2`] as const, [Symbol.asyncDispose]: async () => undefined };
+});
+
+afterEach(() => setDefaultMirrorFilesystem(undefined));
+
+describe('mirror defaults', () => {
+  it('scans no remote for a non-gs:// local prefix', async () => {
+    const config = parseDataConfig({ data: { region_buckets: { 'us-east1': { bucket: 'marin-us-east1', store: 'gcs' } } } });
+    const fs = createMirrorFilesystem({ localPrefix: '/tmp/somewhere' });
+    expect((await withDataConfig(config, () => fs.layout())).remotePrefixes).toEqual([]);
+  });
+
+  it('scans the configured gcs buckets in config order, minus the local one', async () => {
+    const config = parseDataConfig({
+      data: {
+        region_buckets: {
+          'us-central1': { bucket: 'marin-us-central1', store: 'gcs' },
+          'us-east1': { bucket: 'marin-us-east1', store: 'gcs' },
+          'r2-auto': { bucket: 'marin-r2', store: 'r2' },
+          'europe-west4': { bucket: 'marin-eu-west4', store: 'gcs' },
+        },
+      },
+    });
+    const fs = createMirrorFilesystem({ localPrefix: 'gs://marin-us-central1/' });
+    const layout = await withDataConfig(config, () => fs.layout());
+    expect(layout).toEqual({ localPrefix: 'gs://marin-us-central1', remotePrefixes: ['gs://marin-us-east1', 'gs://marin-eu-west4'] });
+  });
+
+  it('backs filesystemFor("mirror://") and resolveMirrorUrl with the replaceable default', async () => {
+    const mirror = createMirrorFilesystem({ localPrefix: 'memory://default-local', remotePrefixes: ['memory://default-remote'] });
+    setDefaultMirrorFilesystem(mirror);
+    await filesystemFor('memory://x').writeText('memory://default-remote/k.txt', 'k');
+    expect(filesystemFor('mirror://k.txt')).toBe(mirror);
+    expect(await resolveMirrorUrl('mirror://k.txt')).toBe('memory://default-local/k.txt');
+    expect(await resolveMirrorUrl('gs://b/x')).toBe('gs://b/x');
+  });
+
+  it('extracts the relative key and rejects traversal', () => {
+    expect(mirrorRelativeKey('mirror://a/b/')).toBe('a/b');
+    expect(() => mirrorRelativeKey('mirror://../x')).toThrow(expect.objectContaining({ code: 'RIGGING_INVALID_ARGUMENT' }));
+    expect(() => mirrorRelativeKey('gs://b/x')).toThrow(expect.objectContaining({ code: 'RIGGING_INVALID_ARGUMENT' }));
+  });
+});
