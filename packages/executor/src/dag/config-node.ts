@@ -1,9 +1,9 @@
-import { FloatValue, isBuiltinInstance } from '@marin/rigging';
+import { FloatValue, StoragePath, isBuiltinInstance } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 
-/** True for config leaves that are objects: `FloatValue`s and instances of built-in classes. */
+/** True for config leaves that are objects: `FloatValue`s, `StoragePath`s and built-in class instances. */
 export function isOpaqueObject(x: object): boolean {
-  return FloatValue.is(x) || isBuiltinInstance(x);
+  return FloatValue.is(x) || x instanceof StoragePath || isBuiltinInstance(x);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FloatValue } from '@marin/rigging';
+import type { FloatValue, StoragePath } from '@marin/rigging';
 import type { ExecutorStep } from './executor-step.js';
 import type { InputName } from './input-name.js';
 import type { MirroredValue } from './mirrored-value.js';
@@ -6,6 +6,7 @@ import type { OutputName } from './output-name.js';
 import type { VersionedValue } from './versioned-value.js';
 
 type Opaque =
+  | StoragePath
   | Date
   | RegExp
   | URL

@@ -39,7 +39,19 @@ describe('computeOutputPath()', () => {
     );
   });
 
-  it('rejects a bad name with EXECUTOR_INVALID_ARGUMENT', async () => {
+  it('defaults the prefix to marinPrefix() (MARIN_PREFIX)', async () => {
+    const saved = process.env['MARIN_PREFIX'];
+    process.env['MARIN_PREFIX'] = 'gs://from-env/';
+    try {
+      expect(await computeOutputPath('hello_world/data', {})).toBe('gs://from-env/hello_world/data-d50b06');
+    } finally {
+      if (saved === undefined) delete process.env['MARIN_PREFIX'];
+      else process.env['MARIN_PREFIX'] = saved;
+    }
+  });
+
+  it('rejects a bad name or prefix with EXECUTOR_INVALID_ARGUMENT', async () => {
+    await expect(computeOutputPath('s', {}, { prefix: '' })).rejects.toMatchObject({ code: 'EXECUTOR_INVALID_ARGUMENT' });
     await expect(computeOutputPath('', {}, { prefix: '/p' })).rejects.toMatchObject({ code: 'EXECUTOR_INVALID_ARGUMENT' });
   });
 });

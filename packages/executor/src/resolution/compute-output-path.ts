@@ -1,3 +1,4 @@
+import { marinPrefix } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { ExecutorError } from '../errors.js';
 import { silentLogger } from '../logger.js';
@@ -8,13 +9,16 @@ import { absolutePrefix } from './make-prefix-absolute.js';
 export interface ComputeOutputPathOptions {
   /** Pin the output path (relative ones are joined to the prefix). @default null */
   overrideOutputPath?: string | null;
-  /** Root of all outputs; a relative local prefix is made absolute, as the executor does. */
+  /**
+   * Root of all outputs; a relative local prefix is made absolute, as the executor does.
+   * @default await marinPrefix() (`MARIN_PREFIX`, the cluster config, the regional bucket or `/tmp/marin`)
+   */
   prefix?: string;
 }
 
 /**
  * The output path `Executor.run` would give a step named `name` with `config`, without running
- * anything or touching any file: builds a throwaway step and versions it.
+ * anything or touching any file (besides prefix resolution): builds a throwaway step and versions it.
  *
  * @example
  * await computeOutputPath('my-step', { n: versioned(3) }, { prefix: '/tmp/marin' }); // '/tmp/marin/my-step-<hash6>'
@@ -25,7 +29,7 @@ export async function computeOutputPath(
   config: unknown,
   options: ComputeOutputPathOptions = {},
 ): Promise<string> {
-  const prefix = options.prefix;
+  const prefix = options.prefix ?? (await marinPrefix());
   if (typeof prefix !== 'string' || prefix === '') {
     throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'computeOutputPath() needs a non-empty prefix', {
       details: { prefix },

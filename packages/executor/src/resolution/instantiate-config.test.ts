@@ -1,4 +1,4 @@
-import { float } from '@marin/rigging';
+import { StoragePath, float } from '@marin/rigging';
 import { describe, expect, it } from 'vitest';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
@@ -44,6 +44,13 @@ describe('instantiateConfig()', () => {
       n: null,
       u: undefined,
     });
+  });
+
+  it('treats a StoragePath as a leaf in configs and hashes it as its string form', () => {
+    const p = StoragePath.parse('gs://b/data');
+    const out = instantiateConfig({ p, v: versioned(p) }, base) as Record<string, unknown>;
+    expect(out['p']).toBe(p);
+    expect(out['v']).toBe(p);
   });
 
   it('keeps FloatValue markers with keepFloats', () => {

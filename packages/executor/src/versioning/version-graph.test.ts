@@ -1,4 +1,4 @@
-import { float } from '@marin/rigging';
+import { StoragePath, float } from '@marin/rigging';
 import { describe, expect, it } from 'vitest';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
@@ -174,6 +174,12 @@ describe('VersionGraph sensitivity', () => {
     expect(v('some/path', 50).str).toBe('{"config": {"input_path": "some/path"}, "dependencies": [], "name": "m"}');
     expect(v('some/path', 50).hash).toBe(v('some/path', 10).hash);
     expect(v('data/v1', 10).hash).not.toBe(v('data/v2', 10).hash);
+  });
+
+  it('hashes a versioned StoragePath like its string form', () => {
+    expect(versionOf(mk('sp', { p: versioned(StoragePath.parse('gs://b//x/')) })).str).toBe(
+      versionOf(mk('sp', { p: versioned('gs://b/x') })).str,
+    );
   });
 
   it('hashes a hardcoded input by its raw relative path', () => {
