@@ -15,6 +15,11 @@ export interface JobCandidates {
   readonly order: Int32Array;
   /** PREFERRED score of every worker (how many PREFERRED constraints hold). */
   readonly score: Int32Array;
+  /**
+   * Boundaries of equal-score runs in `order`: tier `t` spans `order[tiers[t] .. tiers[t + 1])`.
+   * Holds `tierCount + 1` entries.
+   */
+  readonly tiers: Int32Array;
   /** Set when the candidate set is empty because of one constraint. */
   readonly emptiedBy?: { readonly constraint: Constraint; readonly before: number };
   /** Healthy workers carrying a taint this job does not mention. */
@@ -56,6 +61,11 @@ export class CandidateCache {
     const members: number[] = [];
     for (let i = 0; i < index.size; i++) if (mask[i] === 1) members.push(i);
     members.sort((a, b) => (score[b] as number) - (score[a] as number) || a - b);
+    const tiers: number[] = [0];
+    for (let p = 1; p < members.length; p++) {
+      if (score[members[p] as number] !== score[members[p - 1] as number]) tiers.push(p);
+    }
+    tiers.push(members.length);
     const taintExcluded = new Uint8Array(index.size);
     for (const c of implicit) {
       const m = index.match(c);
@@ -67,6 +77,7 @@ export class CandidateCache {
       mask,
       order: Int32Array.from(members),
       score,
+      tiers: Int32Array.from(tiers),
       ...(emptiedBy === undefined ? {} : { emptiedBy }),
       taintExcluded,
     };

@@ -113,14 +113,20 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   // A (constraints, shape) pair that fit nowhere keeps failing for the rest of the tick, because
   // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap.
   const hopeless = new Set<string>();
+  const cursorsByKey = new Map<string, Int32Array>();
   for (const q of ordered) {
     if (q.job.coscheduling !== null) continue;
     const candidates = candidatesOf(q);
     const need = q.job.resources;
     const memoKey = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
     if (hopeless.has(memoKey)) continue;
+    let cursors = cursorsByKey.get(memoKey);
+    if (cursors === undefined) {
+      cursors = new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments);
+      cursorsByKey.set(memoKey, cursors);
+    }
     for (const task of q.placeable) {
-      const worker = pickWorker(candidates, q.job, capacity);
+      const worker = pickWorker(candidates, q.job, capacity, cursors);
       if (worker < 0) {
         // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
         hopeless.add(memoKey);
@@ -191,25 +197,29 @@ function diagnoseSingleMemo(
 /**
  * The first candidate, by PREFERRED score descending, assignments this tick ascending, then
  * registration order, that fits and is under the per-tick cap; -1 when none does.
+ *
+ * `cursors` (one per score tier and assignment level, kept per constraints-and-shape pair for the
+ * tick) make this amortised linear: a worker passed over at level `L` for a shape either has more
+ * than `L` assignments or does not fit it, and both stay true for the rest of the tick, so the
+ * cursor never has to look at it again.
  */
-function pickWorker(candidates: JobCandidates, job: SchedulerJob, capacity: TickCapacity): number {
-  const { order, score } = candidates;
+function pickWorker(candidates: JobCandidates, job: SchedulerJob, capacity: TickCapacity, cursors: Int32Array): number {
+  const { order, tiers } = candidates;
   const assigned = capacity.assigned;
   const cap = capacity.maxAssignments;
-  let best = -1;
-  let bestAssigned = cap;
-  let bestScore = 0;
-  for (let p = 0; p < order.length; p++) {
-    const i = order[p] as number;
-    const s = score[i] as number;
-    if (best >= 0 && s < bestScore) break;
-    const a = assigned[i] as number;
-    if (a >= bestAssigned) continue;
-    if (!capacity.fits(i, job.resources)) continue;
-    best = i;
-    bestAssigned = a;
-    bestScore = s;
-    if (a === 0) break;
+  for (let t = 0; t + 1 < tiers.length; t++) {
+    const end = tiers[t + 1] as number;
+    for (let level = 0; level < cap; level++) {
+      const slot = t * cap + level;
+      let p = Math.max(cursors[slot] as number, tiers[t] as number);
+      while (p < end) {
+        const i = order[p] as number;
+        if ((assigned[i] as number) <= level && capacity.fits(i, job.resources)) break;
+        p += 1;
+      }
+      cursors[slot] = p;
+      if (p < end) return order[p] as number;
+    }
   }
-  return best;
+  return -1;
 }
