@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TaskState } from '../../src/gen/iris/v1/types.js';
+import { runSpec, runWithSpec, startFakeController } from '../helpers/worker-fake-controller.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'iris-worker-process-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** True while `pid` exists and is not a zombie (a killed orphan may wait a while for init to reap it). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const pidTask = (marker: string) =>
+  runSpec([process.execPath, '-e', `process.on('SIGTERM', () => {}); console.log('${marker} ' + process.pid); setInterval(() => {}, 1000)`]);
+
+describe('worker entry script', () => {
+  it('kills the process groups a crashed daemon left behind when it starts again', async () => {
+    await using controller = await startFakeController();
+    const options = { controllerAddress: controller.address, workerId: 'w-crash', cacheDir: join(dir, 'cache'), registerRetryInitialMs: 50, logFlushIntervalMs: 50, termTimeoutMs: 300 };
+    const first = await startWorkerProcess(options);
+    await controller.waitFor(() => controller.registrations.length === 1);
+    const spec = pidTask('task-pid');
+    await controller.reconcileUntil('w-crash', [runWithSpec(spec)], (o) => o[0]?.state === TaskState.TASK_STATE_RUNNING);
+    await controller.waitFor(() => controller.logs.some((e) => e.data.startsWith('task-pid ')));
+    const taskPid = Number(controller.logs.find((e) => e.data.startsWith('task-pid '))?.data.split(' ')[1]);
+    expect(await readdir(join(dir, 'cache', 'running'))).toEqual([`${spec.attemptUid}.json`]);
+
+    // A crash: the daemon dies without stopping anything; its task keeps running in its own group.
+    await first.stop('SIGKILL');
+    expect(alive(taskPid)).toBe(true);
+
+    await using second = await startWorkerProcess(options);
+    expect(second.killedLeftovers).toEqual([spec.attemptUid]);
+    expect(alive(taskPid)).toBe(false);
+    expect(await readdir(join(dir, 'cache', 'running'))).toEqual([]);
+  });
+
+  it('stops its attempts before exiting on SIGTERM', async () => {
+    await using controller = await startFakeController();
+    const worker = await startWorkerProcess({ controllerAddress: controller.address, workerId: 'w-term', cacheDir: join(dir, 'cache'), registerRetryInitialMs: 50, logFlushIntervalMs: 50, termTimeoutMs: 300 });
+    await controller.waitFor(() => controller.registrations.length === 1);
+    const spec = pidTask('p');
+    await controller.reconcileUntil('w-term', [runWithSpec(spec)], (o) => o[0]?.state === TaskState.TASK_STATE_RUNNING);
+    await controller.waitFor(() => controller.logs.some((e) => e.data.startsWith('p ')));
+    const taskPid = Number(controller.logs.find((e) => e.data.startsWith('p '))?.data.split(' ')[1]);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expect(alive(taskPid)).toBe(false);
+    expect(worker.events.some((e) => e['event'] === 'stopped')).toBe(true);
+  });
+});
