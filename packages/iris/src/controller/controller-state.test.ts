@@ -32,7 +32,7 @@ describe('ControllerState: submission', () => {
     h = createStateHarness();
     const name = 'name' in req ? (req.name as string) : '/alice/bad';
     expect(() => h.launch(name, req)).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));
-    expect(h.db.prepare('SELECT COUNT(*) AS n FROM jobs').get()).toEqual({ n: 0 });
+    expect(h.count('jobs')).toBe(0);
   });
 
   it('says "exceeds max 10000" for too many replicas', () => {

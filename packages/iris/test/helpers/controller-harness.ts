@@ -35,7 +35,10 @@ export function createStateHarness(options: { graceMs?: number; minFailures?: nu
   });
   const h = {
     state,
-    db,
+    /** Rows in a table. */
+    count(table: string): number {
+      return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    },
     warnings,
     get now() {
       return now;

@@ -1,0 +1,195 @@
+import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServerReadableStream } from '@grpc/grpc-js';
+import { bearerTokenMatches } from '../auth/token-auth.js';
+import { IrisError, grpcStatusOfError } from '../errors.js';
+import type { BundleChunk, ControllerServiceServer, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
+import { JobState } from '../gen/iris/v1/types.js';
+import type { BundleStore } from './bundle-store.js';
+import type { ControllerState } from './controller-state.js';
+import { parseTaskId } from './job-names.js';
+import { jobStateName } from './task-states.js';
+import { workerInfos } from './status-views.js';
+
+/** Bundles travel in chunks of at most this many bytes (§4.1). */
+export const BUNDLE_CHUNK_BYTES = 1024 * 1024;
+const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
+const FOLLOW_POLL_MS = 1000;
+
+/** What the gRPC service needs from the rest of the controller. */
+export interface ControllerServiceDeps {
+  readonly state: ControllerState;
+  readonly bundles: BundleStore;
+  /** Wakes the control loop (after LaunchJob, TerminateJob, Register). */
+  readonly wake: () => void;
+  readonly authToken?: string | undefined;
+  readonly version: string;
+  readonly startedAtMs: number;
+  readonly reconcileIntervalMs: number;
+  /** True once shutdown began: calls get UNAVAILABLE. */
+  readonly isClosing: () => boolean;
+}
+
+function guard(deps: ControllerServiceDeps, metadata: ServerUnaryCall<unknown, unknown>['metadata']): void {
+  if (deps.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+  if (!bearerTokenMatches(metadata, deps.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token');
+}
+
+function unary<TReq, TRes>(deps: ControllerServiceDeps, fn: (req: TReq) => TRes | Promise<TRes>) {
+  return (call: ServerUnaryCall<TReq, TRes>, callback: sendUnaryData<TRes>) => {
+    Promise.resolve()
+      .then(() => {
+        guard(deps, call.metadata);
+        return fn(call.request);
+      })
+      .then(
+        (res) => callback(null, res),
+        (e: unknown) => callback(grpcStatusOfError(e)),
+      );
+  };
+}
+
+/** Builds the `ControllerService` handlers over the controller state (§4.2). */
+export function createControllerService(deps: ControllerServiceDeps): ControllerServiceServer {
+  const { state } = deps;
+  return {
+    launchJob: unary(deps, (req) => {
+      const jobId = state.launchJob(req);
+      deps.wake();
+      return { jobId };
+    }),
+    getJobStatus: unary(deps, (req) => ({ job: state.getJobStatus(req.jobId, req.includeTasks) })),
+    getJobStates: unary(deps, (req) => ({ states: state.getJobStates(req.jobIds) })),
+    listJobs: unary(deps, (req) => state.listJobs(req)),
+    terminateJob: unary(deps, (req) => {
+      state.terminateJob(req.jobId, req.includeChildren ?? true);
+      deps.wake();
+      return {};
+    }),
+    listTasks: unary(deps, (req) => ({ tasks: state.listTasks(req.jobId) })),
+    getTaskStatus: unary(deps, (req) => ({ task: state.getTaskStatus(req.taskId) })),
+    register: unary(deps, (req) => {
+      const { workerId } = state.register(req);
+      deps.wake();
+      return { workerId, accepted: true, reconcileIntervalMs: deps.reconcileIntervalMs };
+    }),
+    listWorkers: unary(deps, () => ({ workers: workerInfos(state.store) })),
+    pushLogs: unary(deps, (req) => {
+      if (state.logs.append(req.entries) > 0) {
+        state.notify(new Set(req.entries.map((e) => parseTaskId(e.taskId).jobId)));
+      }
+      return {};
+    }),
+    fetchLogs: unary(deps, (req) => state.logs.query(req)),
+    followLogs: (call) => void followLogs(deps, call),
+    registerEndpoint: unary(deps, (req) => ({ endpointId: state.endpoints.register(req, state.now()) })),
+    unregisterEndpoint: unary(deps, (req) => {
+      state.endpoints.unregister(req.endpointId);
+      return {};
+    }),
+    listEndpoints: unary(deps, (req) => ({ endpoints: state.endpoints.list(req) })),
+    hasBundle: unary(deps, (req) => ({ present: deps.bundles.has(req.bundleId) })),
+    uploadBundle: (call, callback) => uploadBundle(deps, call, callback),
+    fetchBundle: (call) => void fetchBundle(deps, call),
+    getClusterStatus: unary(deps, () => {
+      const counts: Record<string, number> = {};
+      const rows = state.store.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[];
+      for (const r of rows) counts[jobStateName(r.state)] = r.n;
+      return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts };
+    }),
+    healthCheck: unary(deps, () => ({ healthy: true, uptimeMs: Date.now() - deps.startedAtMs, version: deps.version })),
+  };
+}
+
+async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStream<LogQuery, FollowLogsResponse>): Promise<void> {
+  const { state } = deps;
+  let wake: (() => void) | undefined;
+  let cancelled = false;
+  call.on('cancelled', () => {
+    cancelled = true;
+    wake?.();
+  });
+  const q = call.request;
+  let unsubscribe = () => {};
+  try {
+    guard(deps, call.metadata);
+    const jobId = q.taskId !== '' ? parseTaskId(q.taskId).jobId : q.jobId;
+    const includeChildren = q.taskId === '' && (q.includeChildren ?? true);
+    if (!state.store.job(jobId)) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+    unsubscribe = state.onJobsChanged((ids) => {
+      for (const id of ids) if (id === jobId || (includeChildren && id.startsWith(`${jobId}/`))) wake?.();
+    });
+    let cursor = q.cursor;
+    let first = true;
+    let lastState = JobState.JOB_STATE_UNSPECIFIED;
+    while (!cancelled) {
+      const terminal = !state.store.job(jobId) || state.isTreeTerminal(jobId, includeChildren);
+      const page = state.logs.query({ ...q, cursor, tail: first && q.tail });
+      first = false;
+      cursor = page.cursor;
+      const jobState = state.store.job(jobId)?.state ?? JobState.JOB_STATE_UNSPECIFIED;
+      if (page.entries.length > 0 || jobState !== lastState) {
+        lastState = jobState;
+        if (!call.write({ entries: page.entries, jobState, done: false, cursor })) await new Promise((r) => call.once('drain', r));
+      }
+      if (page.truncated) continue;
+      if (terminal) {
+        call.write({ entries: [], jobState, done: true, cursor });
+        break;
+      }
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, FOLLOW_POLL_MS);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+    call.end();
+  } catch (e) {
+    call.emit('error', grpcStatusOfError(e));
+  } finally {
+    unsubscribe();
+  }
+}
+
+function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<BundleChunk, UploadBundleResponse>, callback: sendUnaryData<UploadBundleResponse>): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let bundleId = '';
+  let failed: unknown;
+  try {
+    guard(deps, call.metadata);
+  } catch (e) {
+    failed = e;
+  }
+  call.on('data', (chunk: BundleChunk) => {
+    if (failed) return;
+    if (bundleId === '') bundleId = chunk.bundleId;
+    size += chunk.data.length;
+    if (size > MAX_UPLOAD_BYTES) failed = new IrisError('IRIS_INVALID_ARGUMENT', `bundle "${bundleId}" exceeds ${MAX_UPLOAD_BYTES} bytes`);
+    else chunks.push(chunk.data);
+  });
+  call.on('end', () => {
+    if (failed) return callback(grpcStatusOfError(failed));
+    if (bundleId === '') return callback(grpcStatusOfError(new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk')));
+    deps.bundles.put(bundleId, Buffer.concat(chunks), deps.state.now()).then(
+      () => callback(null, { bundleId }),
+      (e: unknown) => callback(grpcStatusOfError(e)),
+    );
+  });
+}
+
+async function fetchBundle(deps: ControllerServiceDeps, call: ServerWritableStream<FetchBundleRequest, BundleChunk>): Promise<void> {
+  try {
+    guard(deps, call.metadata);
+    const archive = await deps.bundles.get(call.request.bundleId, deps.state.now());
+    for (let off = 0; off < archive.length || off === 0; off += BUNDLE_CHUNK_BYTES) {
+      const data = archive.subarray(off, off + BUNDLE_CHUNK_BYTES);
+      if (!call.write({ bundleId: off === 0 ? call.request.bundleId : '', data })) await new Promise((r) => call.once('drain', r));
+      if (archive.length === 0) break;
+    }
+    call.end();
+  } catch (e) {
+    call.emit('error', grpcStatusOfError(e));
+  }
+}

@@ -1,0 +1,180 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { z } from 'zod';
+import { IrisError } from '../errors.js';
+import { ControllerServiceService } from '../gen/iris/v1/controller.js';
+import { BundleStore } from './bundle-store.js';
+import { ControlLoop } from './control-loop.js';
+import { createControllerService } from './controller-service.js';
+import { ControllerState } from './controller-state.js';
+import { openControllerDatabase } from './database.js';
+import type { ControllerDatabase } from './database.js';
+
+/** Version reported by `GetClusterStatus` and `HealthCheck`. */
+export const IRIS_VERSION = '0.1.0';
+
+const ms = z.number().int().positive();
+
+/** Options of {@link startController}, validated with zod. Env overrides apply when an option is unset (§9.2). */
+export const ControllerOptionsSchema = z.object({
+  /** Directory for `controller.sqlite3` and `bundles/`; unset = an in-memory DB and a temp bundle dir. */
+  stateDir: z.string().min(1).optional(),
+  /** `host:port` to serve on. @default "127.0.0.1:0" */
+  bind: z.string().regex(/^.+:\d+$/, { message: 'bind must be host:port' }).default('127.0.0.1:0'),
+  /** Shared token required from every caller and sent to workers. @default IRIS_AUTH_TOKEN when set */
+  authToken: z.string().min(1).optional(),
+  /** @default 1000 (IRIS_RECONCILE_INTERVAL_MS) */
+  reconcileIntervalMs: ms.optional(),
+  /** @default 3000 (IRIS_RECONCILE_RPC_TIMEOUT_MS) */
+  reconcileRpcTimeoutMs: ms.optional(),
+  /** @default 50000 (IRIS_WORKER_UNREACHABLE_GRACE_MS) */
+  workerUnreachableGraceMs: z.number().int().nonnegative().optional(),
+  /** @default 3 (IRIS_MIN_UNREACHABLE_FAILURES) */
+  minUnreachableFailures: z.number().int().positive().optional(),
+  /** @default 8 */
+  maxBuildingTasks: z.number().int().positive().optional(),
+  /** @default 4 */
+  maxAssignmentsPerWorker: z.number().int().positive().optional(),
+  /** Terminal jobs older than this are pruned. @default 7 days */
+  jobRetentionMs: ms.default(7 * 24 * 3600 * 1000),
+  /** Start from an empty database, deleting the old one. @default false */
+  fresh: z.boolean().default(false),
+  /** Tick on a timer; false = only when `tick()` is called (manual-tick tests). @default true */
+  autoTick: z.boolean().default(true),
+  /** Injected clock. @default Date.now */
+  clock: z.custom<() => number>((v) => typeof v === 'function').optional(),
+  /** Where operational warnings go. @default console.warn */
+  warn: z.custom<(message: string) => void>((v) => typeof v === 'function').optional(),
+});
+
+/** What callers pass to {@link startController}. */
+export type ControllerOptions = z.input<typeof ControllerOptionsSchema>;
+
+/** A running controller. */
+export interface ControllerHandle extends AsyncDisposable {
+  /** `127.0.0.1:<port>` (or the bound host). */
+  readonly address: string;
+  readonly port: number;
+  /** The state machine, for tests and in-process tooling. */
+  readonly state: ControllerState;
+  /** Runs one control tick now and waits for it. */
+  tick(): Promise<void>;
+  /** Stops serving, waits for the tick in flight, closes the DB. Idempotent. */
+  close(): Promise<void>;
+}
+
+function envInt(name: string): number | undefined {
+  const v = process.env[name];
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', `${name}="${v}" is not a non-negative integer`);
+  return n;
+}
+
+/**
+ * Starts a controller: opens (or creates) its SQLite state, serves `ControllerService` over gRPC
+ * and runs the control loop. A restarted controller resumes from its state dir (§12).
+ * @throws {IrisError} IRIS_INVALID_ARGUMENT for bad options; IRIS_UNAVAILABLE if the address cannot be bound.
+ */
+export async function startController(options: ControllerOptions = {}): Promise<ControllerHandle> {
+  const parsed = ControllerOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new IrisError('IRIS_INVALID_ARGUMENT', `controller option ${issue?.path.join('.')}: ${issue?.message}`, { details: { issues: parsed.error.issues } });
+  }
+  const o = parsed.data;
+  const authToken = o.authToken ?? (process.env['IRIS_AUTH_TOKEN'] || undefined);
+  const reconcileIntervalMs = o.reconcileIntervalMs ?? envInt('IRIS_RECONCILE_INTERVAL_MS') ?? 1000;
+  const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
+  const workerUnreachableGraceMs = o.workerUnreachableGraceMs ?? envInt('IRIS_WORKER_UNREACHABLE_GRACE_MS') ?? 50_000;
+  const minUnreachableFailures = o.minUnreachableFailures ?? envInt('IRIS_MIN_UNREACHABLE_FAILURES') ?? 3;
+
+  let tempDir: string | undefined;
+  let db: ControllerDatabase;
+  let bundleDir: string;
+  if (o.stateDir) {
+    mkdirSync(o.stateDir, { recursive: true });
+    const dbPath = join(o.stateDir, 'controller.sqlite3');
+    if (o.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+    db = openControllerDatabase(dbPath);
+    bundleDir = join(o.stateDir, 'bundles');
+  } else {
+    tempDir = mkdtempSync(join(tmpdir(), 'iris-controller-'));
+    db = openControllerDatabase(':memory:');
+    bundleDir = join(tempDir, 'bundles');
+  }
+  const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
+  const state = new ControllerState({
+    db,
+    clock: o.clock,
+    liveness: { workerUnreachableGraceMs, minUnreachableFailures },
+    limits: { maxBuildingTasks: o.maxBuildingTasks, maxAssignmentsPerWorker: o.maxAssignmentsPerWorker },
+    warn,
+  });
+  state.resetLiveness();
+  const loop = new ControlLoop(state, {
+    reconcileIntervalMs,
+    reconcileRpcTimeoutMs,
+    jobRetentionMs: o.jobRetentionMs,
+    authToken,
+    onError: (e) => warn(`control tick failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+  });
+  let closing = false;
+  const startedAtMs = Date.now();
+  const server = new Server();
+  server.addService(
+    ControllerServiceService,
+    createControllerService({
+      state,
+      bundles: new BundleStore(db, bundleDir),
+      wake: () => (o.autoTick ? loop.wake() : undefined),
+      authToken,
+      version: IRIS_VERSION,
+      startedAtMs,
+      reconcileIntervalMs,
+      isClosing: () => closing,
+    }),
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(o.bind, ServerCredentials.createInsecure(), (e, p) =>
+      e ? reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind controller to "${o.bind}"`, { cause: e })) : resolve(p),
+    ),
+  ).catch((e: unknown) => {
+    db.close();
+    throw e;
+  });
+  const host = o.bind.slice(0, o.bind.lastIndexOf(':'));
+  if (host !== '127.0.0.1' && host !== 'localhost' && !authToken) warn(`serving on ${o.bind} without an auth token; set IRIS_AUTH_TOKEN`);
+  if (o.autoTick) loop.start();
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      closing = true;
+      await loop.close();
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2000);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      db.close();
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    })();
+    return closed;
+  };
+  return {
+    address: `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    port,
+    state,
+    tick: () => loop.tick(),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
