@@ -3,7 +3,7 @@ export type { WorkerHandle } from './worker-daemon.js';
 export { WorkerOptionsSchema } from './worker-options.js';
 export type { WorkerConfig, WorkerOptions } from './worker-options.js';
 export { buildTaskEnv, portEnvName, INHERITED_ENV_KEYS } from './task-env.js';
-export type { GangPlacement, TaskEnvInput } from './task-env.js';
+export type { TaskGang, TaskEnvInput } from './task-env.js';
 export { LOG_LEVELS, parseLogLevel, splitLogLine, MAX_LOG_LINE_BYTES } from './log-line.js';
 export type { LogLevel, LogSource } from './log-line.js';
 export { exitStatusOf } from './exit-status.js';

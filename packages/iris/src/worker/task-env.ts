@@ -4,7 +4,7 @@ import { join } from 'node:path';
 export const INHERITED_ENV_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TZ', 'TERM'] as const;
 
 /** Gang placement of a coscheduled attempt. */
-export interface GangPlacement {
+export interface TaskGang {
   /** The `group_by` value shared by the gang, e.g. the `tpu-name`. */
   groupValue: string;
   rank: number;
@@ -44,7 +44,7 @@ export interface TaskEnvInput {
   constraints: unknown;
   /** The worker's attributes (region and zone are copied when present). */
   workerAttributes: Readonly<Record<string, string | number>>;
-  gang?: GangPlacement | undefined;
+  gang?: TaskGang | undefined;
   /** TPU identity of the worker (real or simulated); sets the `TPU_*` variables. */
   tpu?: { name: string; workerId: number; acceleratorType: string } | undefined;
 }
