@@ -96,3 +96,6 @@ export {
   setDefaultMirrorFilesystem,
 } from './mirror/mirror-filesystem.js';
 export type { MirrorFilesystemOptions, MirrorLockWait } from './mirror/mirror-filesystem.js';
+export { copyTree, listFilesRecursive } from './fs/copy-tree.js';
+export type { CopyTreeOptions, CopyTreeResult } from './fs/copy-tree.js';
+export { fetchFileAtomic } from './fs/fetch-file-atomic.js';

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { RiggingError } from '../errors.js';
 import { StoragePath } from '../fs/storage-path.js';
 import { loadDataConfig } from './data-config.js';
@@ -51,6 +52,6 @@ export async function marinTempBucket(ttlDays: number, prefix = '', opts: TempBu
     return rel === '' ? base : `${base}/${rel}`;
   }
   let base = `${await marinPrefix()}/${config.temp.path}`;
-  if (StoragePath.parse(base).scheme === null) base = `file://${base.startsWith('/') ? '' : '/'}${base}`;
+  if (StoragePath.parse(base).scheme === null) base = `file://${resolve(base)}`;
   return rel === '' ? base : `${base}/${rel}`;
 }

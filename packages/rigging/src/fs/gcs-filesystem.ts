@@ -16,7 +16,7 @@ function isCredentialsError(err: unknown): boolean {
 }
 
 /** Rewrites library errors: credentials problems get an actionable message and no library stack. */
-function translate(err: unknown, url: string, operation: string): unknown {
+export function translateGcsError(err: unknown, url: string, operation: string): unknown {
   if (isCredentialsError(err)) {
     return fsError(
       'RIGGING_PERMISSION_DENIED',
@@ -90,7 +90,7 @@ class GcsFilesystem extends ObjectStoreFilesystem {
     try {
       return await fn();
     } catch (err) {
-      throw translate(err, loc.root + key, operation);
+      throw translateGcsError(err, loc.root + key, operation);
     }
   }
 
@@ -101,7 +101,7 @@ class GcsFilesystem extends ObjectStoreFilesystem {
       return metaOf(key, m);
     } catch (err) {
       if (statusOf(err) === 404) return null;
-      throw translate(err, loc.root + key, 'stat');
+      throw translateGcsError(err, loc.root + key, 'stat');
     }
   }
 
@@ -143,7 +143,7 @@ class GcsFilesystem extends ObjectStoreFilesystem {
         return { data, version: meta.generation };
       } catch (err) {
         if (statusOf(err) === 404 && attempt < MAX_VERSIONED_READ_ATTEMPTS) continue; // replaced mid-read
-        throw translate(err, loc.root + key, 'read');
+        throw translateGcsError(err, loc.root + key, 'read');
       }
     }
   }
@@ -158,7 +158,7 @@ class GcsFilesystem extends ObjectStoreFilesystem {
     });
     // Map late failures (object replaced, network) the same way as early ones.
     const out = new PassThrough({ highWaterMark: 8 * 1024 * 1024 });
-    stream.on('error', (err) => out.destroy(translate(err, url, 'read') as Error));
+    stream.on('error', (err) => out.destroy(translateGcsError(err, url, 'read') as Error));
     out.on('close', () => stream.destroy());
     stream.pipe(out);
     return out;
