@@ -55,3 +55,5 @@ export { buildIrisLaunchPlan, irisCommandOf, irisConstraintsOf, irisCoscheduling
 export type { IrisDevice, IrisLaunchPlan } from './backends/iris/launch-plan.js';
 export { deviceDefaultEnv, withDeviceDefaults } from './backends/iris/device-env.js';
 export { frayStatusOfIrisState } from './backends/iris/job-state-map.js';
+export { STEP_CONFIG_FILE, buildStepReentry } from './remote/step-reentry.js';
+export type { StepReentryOptions } from './remote/step-reentry.js';

@@ -9,6 +9,12 @@ export interface BinaryEntrypoint {
   /** The program; looked up on `PATH` like `spawn` does. */
   readonly command: string;
   readonly args: readonly string[];
+  /**
+   * Small files (name → UTF-8 content) placed in the job's working directory before it starts. An argument equal
+   * to a file name refers to the file: remote backends write it into the task workdir (the cwd); the local backend
+   * writes it to a private temp dir and passes that path instead.
+   */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /** A named export of a module, called with JSON arguments and awaited; a throw fails the job. */
@@ -33,6 +39,8 @@ export interface CallableEntrypoint {
 
 /** What a job runs. Build one with the `Entrypoint` helpers. */
 export type Entrypoint = BinaryEntrypoint | ModuleEntrypoint | CallableEntrypoint;
+
+const FILE_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 
 function checkString(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') {
@@ -63,12 +71,22 @@ export const Entrypoint = {
    * An argv run without a shell.
    * @throws {FrayError} FRAY_INVALID_ARGUMENT for an empty command or non-string args
    */
-  fromBinary(command: string, args: readonly string[] = []): BinaryEntrypoint {
+  fromBinary(command: string, args: readonly string[] = [], options: { files?: Record<string, string> } = {}): BinaryEntrypoint {
     checkString(command, 'binary entrypoint command');
     if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) {
       throw new FrayError('FRAY_INVALID_ARGUMENT', 'binary entrypoint args must be an array of strings');
     }
-    return Object.freeze({ kind: 'binary', command, args: Object.freeze([...args]) });
+    const frozenArgs = Object.freeze([...args]);
+    if (options.files === undefined) return Object.freeze({ kind: 'binary', command, args: frozenArgs });
+    for (const [name, content] of Object.entries(options.files)) {
+      if (!FILE_NAME_RE.test(name) || name === '.' || name === '..') {
+        throw new FrayError('FRAY_INVALID_ARGUMENT', `binary entrypoint file name ${JSON.stringify(name)} must be a plain file name of [A-Za-z0-9_.-]`, {
+          details: { file: name },
+        });
+      }
+      if (typeof content !== 'string') throw new FrayError('FRAY_INVALID_ARGUMENT', `binary entrypoint file "${name}" must have string content`);
+    }
+    return Object.freeze({ kind: 'binary', command, args: frozenArgs, files: Object.freeze({ ...options.files }) });
   },
 
   /**

@@ -330,3 +330,30 @@ describe('waitAll() on the local backend', () => {
     gate.resolve();
   });
 });
+
+describe('local backend: step re-entry', () => {
+  it('runs the re-entry command from the workspace root with step_config.json shipped as a file', async () => {
+    const { buildStepReentry } = await import('@marin/fray');
+    await using client = createLocalClient({ logger: captureLogger(), callables: 'reentry' });
+    const out = join(dir, 'step.json');
+    const reentry = buildStepReentry({
+      entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.ts'),
+      execArgv: ['--conditions=@marin/source', '--import', 'tsx'],
+      userArgs: ['--user-flag', 'x', '--prefix', 'ignored'],
+      prefix: dir,
+      outputPath: `${dir}/tokenized/x-abc123`,
+      stepConfigJson: JSON.stringify({ out }),
+    });
+    const job = await client.submit({ name: 'step', entrypoint: Entrypoint.fromCallable(() => undefined, { reentry }) });
+    expect(await job.wait()).toBe('succeeded');
+    const seen = JSON.parse(await readFile(out, 'utf8')) as { runStep: string; prefix: string; argv: string[]; cwd: string };
+    expect(seen).toMatchObject({ runStep: `${dir}/tokenized/x-abc123`, prefix: dir });
+    expect(seen.argv.slice(0, 2)).toEqual(['--user-flag', 'x']);
+    expect(seen.cwd).toBe(join(import.meta.dirname, '../../../..'));
+
+    const failing = buildStepReentry({ entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.ts'), execArgv: ['--import', 'tsx'], userArgs: [], prefix: dir, outputPath: 'nope', stepConfigJson: JSON.stringify({ out, fail: true }) });
+    const bad = await client.submit({ name: 'step-bad', entrypoint: Entrypoint.fromCallable(() => undefined, { reentry: failing }) });
+    expect(await bad.wait({ raiseOnFailure: false })).toBe('failed');
+    expect((await bad.logs()).join('\n')).toContain('not found in the rebuilt DAG');
+  });
+});

@@ -92,7 +92,7 @@ export function irisCommandOf(entrypoint: Entrypoint, jobName: string): { argv: 
   } else {
     ep = entrypoint;
   }
-  if (ep.kind === 'binary') return { argv: [ep.command, ...ep.args], workdirFiles: {} };
+  if (ep.kind === 'binary') return { argv: [ep.command, ...ep.args], workdirFiles: { ...(ep.files ?? {}) } };
   return {
     argv: ['node', ...moduleRunnerNodeFlags(ep.module), MODULE_RUNNER_FILE, MODULE_ARGS_FILE],
     workdirFiles: { [MODULE_RUNNER_FILE]: moduleRunnerSource(), [MODULE_ARGS_FILE]: moduleRunnerArgs(ep) },

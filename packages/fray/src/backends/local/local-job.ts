@@ -129,7 +129,9 @@ export class LocalJob implements JobHandle {
       if (ep.reentry === undefined) {
         throw new FrayError('FRAY_ENTRYPOINT_NOT_PORTABLE', `job "${this.request.name}" is a callable without a reentry entrypoint`);
       }
-      return ep.reentry.kind === 'binary' ? this.runProcess(ep.reentry, taskIndex, numTasks) : this.runModuleProcess(ep.reentry, taskIndex, numTasks);
+      // A re-entered command runs from the workspace root, as it would from the bundle root on a cluster.
+      const root = this.request.environment.workspace ?? this.host.workspace();
+      return ep.reentry.kind === 'binary' ? this.runProcess(ep.reentry, taskIndex, numTasks, root) : this.runModuleProcess(ep.reentry, taskIndex, numTasks);
     }
     const env = { ...(this.request.environment.envVars ?? {}) };
     const context = Object.freeze({ jobId: this.jobId, taskIndex, numTasks, env: Object.freeze(env), signal: this.abort.signal });
@@ -156,26 +158,39 @@ export class LocalJob implements JobHandle {
 
   private async runProcess(ep: BinaryEntrypoint, taskIndex: number, numTasks: number, cwd = this.host.cwd, extraEnv: Record<string, string> = {}): Promise<void> {
     if (this.abort.signal.aborted) return;
-    const run = spawnProcessGroup({
-      command: ep.command,
-      args: ep.args,
-      cwd,
-      env: this.processEnv(taskIndex, numTasks, extraEnv),
-      onLine: (line) => this.record(line, taskIndex, numTasks),
-    });
-    this.processes.add(run);
+    const files = Object.entries(ep.files ?? {});
+    const filesDir = files.length === 0 ? undefined : await mkdtemp(join(tmpdir(), 'fray-files-'));
     try {
-      const outcome = await run.outcome;
-      if (outcome.kind === 'spawn-error') {
-        throw new FrayError('FRAY_JOB_FAILED', `cannot start "${ep.command}"`, { cause: outcome.error, details: { command: ep.command } });
+      let args = ep.args;
+      if (filesDir !== undefined) {
+        for (const [name, content] of files) await writeFile(join(filesDir, name), content);
+        // An argument naming a shipped file refers to it; locally the file lives in a private dir, not in cwd.
+        args = args.map((a) => (Object.hasOwn(ep.files ?? {}, a) ? join(filesDir, a) : a));
       }
-      if (outcome.exitCode !== 0) {
-        throw new FrayError('FRAY_JOB_FAILED', `Exit code ${outcome.exitCode}`, {
-          details: { exitCode: outcome.exitCode, signal: outcome.signal, taskIndex },
-        });
+      const run = spawnProcessGroup({
+        // `node` means this process's Node, so a re-entered script runs on the same runtime as its submitter.
+        command: ep.command === 'node' ? process.execPath : ep.command,
+        args,
+        cwd,
+        env: this.processEnv(taskIndex, numTasks, extraEnv),
+        onLine: (line) => this.record(line, taskIndex, numTasks),
+      });
+      this.processes.add(run);
+      try {
+        const outcome = await run.outcome;
+        if (outcome.kind === 'spawn-error') {
+          throw new FrayError('FRAY_JOB_FAILED', `cannot start "${ep.command}"`, { cause: outcome.error, details: { command: ep.command } });
+        }
+        if (outcome.exitCode !== 0) {
+          throw new FrayError('FRAY_JOB_FAILED', `Exit code ${outcome.exitCode}`, {
+            details: { exitCode: outcome.exitCode, signal: outcome.signal, taskIndex },
+          });
+        }
+      } finally {
+        this.processes.delete(run);
       }
     } finally {
-      this.processes.delete(run);
+      if (filesDir !== undefined) await rm(filesDir, { recursive: true, force: true });
     }
   }
 
