@@ -75,7 +75,7 @@ describe('ControllerState: submission', () => {
     h.launch('/alice/p/c', { constraints: [eq('region', 'eu')], environment: { envVars: { B: '2' } } });
     const child = h.state.store.job('/alice/p/c')!;
     const req = h.state.store.request(child);
-    expect(req.constraints.map((c) => [c.key, c.value?.v?.value])).toEqual([
+    expect(req.constraints.map((c) => [c.key, c.value?.v?.value]).sort()).toEqual([
       ['pool', 'a'],
       ['region', 'eu'],
     ]);

@@ -2,12 +2,10 @@ import { z } from 'zod';
 import { IrisError } from '../errors.js';
 import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ConstraintMode, ConstraintOp } from '../gen/iris/v1/types.js';
-import type { AttributeValue, Constraint } from '../gen/iris/v1/types.js';
+import type { Constraint } from '../gen/iris/v1/types.js';
+import { canonicalGpuVariant } from '../scheduler/device-constraints.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { parseJobName } from './job-names.js';
-
-/** GPU variants the controller accepts (lower-case canonical names), plus `auto`. */
-export const KNOWN_GPU_VARIANTS: readonly string[] = ['a100', 'a10g', 'b100', 'b200', 'gb200', 'h100', 'h200', 'l4', 'l40', 'l40s', 'rtx4090', 't4', 'v100'];
 
 const MAX_ENV_VALUE_BYTES = 128 * 1024;
 const nonNegative = (field: string) => z.number().int().nonnegative({ message: `${field} must be >= 0` });
@@ -65,7 +63,7 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
     if (device.value.count < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'resources.device.tpu.count must be >= 0');
   } else if (device?.$case === 'gpu') {
     const variant = device.value.variant.toLowerCase();
-    if (variant !== 'auto' && variant !== '' && !KNOWN_GPU_VARIANTS.includes(variant)) {
+    if (variant !== 'auto' && variant !== '' && canonicalGpuVariant(variant) === undefined) {
       throw new IrisError('IRIS_INVALID_ARGUMENT', `resources.device.gpu.variant: unknown GPU variant "${device.value.variant}"`);
     }
     if (device.value.count < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'resources.device.gpu.count must be >= 0');
@@ -85,48 +83,3 @@ function validateConstraint(c: Constraint, field: string): void {
   if (c.op === ConstraintOp.CONSTRAINT_OP_IN && c.values.length === 0) throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}.values must not be empty for IN`);
 }
 
-const CANONICAL_KEYS = new Set(['device-type', 'device-variant', 'preemptible', 'region', 'zone']);
-
-/** Constraints derived from the device (§3.3): GPU/TPU jobs require their device type and variant. */
-export function deriveDeviceConstraints(req: LaunchJobRequest): Constraint[] {
-  const device = req.resources?.device?.kind;
-  const str = (v: string): AttributeValue => ({ v: { $case: 'stringValue', value: v } });
-  const eq = (key: string, v: string): Constraint => ({ key, op: ConstraintOp.CONSTRAINT_OP_EQ, value: str(v), values: [], mode: ConstraintMode.CONSTRAINT_MODE_REQUIRED });
-  if (device?.$case === 'tpu') {
-    const out = [eq('device-type', 'tpu')];
-    if (device.value.variant.toLowerCase() !== 'auto') out.push(eq('device-variant', getTpuTopology(device.value.variant).name));
-    return out;
-  }
-  if (device?.$case === 'gpu') {
-    const out = [eq('device-type', 'gpu')];
-    const v = device.value.variant.toLowerCase();
-    if (v !== 'auto' && v !== '') out.push(eq('device-variant', v));
-    return out;
-  }
-  return [];
-}
-
-function constraintKey(c: Constraint): string {
-  return JSON.stringify([c.key, c.op, c.value ?? null, c.values, c.mode]);
-}
-
-/**
- * Merges constraint sources in order (derived, user, parent): on the canonical keys a later source
- * replaces earlier constraints on that key; other keys are appended and de-duplicated (§3.3).
- */
-export function mergeConstraints(...sources: (readonly Constraint[])[]): Constraint[] {
-  let merged: Constraint[] = [];
-  for (const source of sources) {
-    const replaced = new Set(source.filter((c) => CANONICAL_KEYS.has(c.key)).map((c) => c.key));
-    merged = merged.filter((c) => !replaced.has(c.key));
-    const seen = new Set(merged.map(constraintKey));
-    for (const c of source) {
-      const k = constraintKey(c);
-      if (!seen.has(k)) {
-        merged.push(c);
-        seen.add(k);
-      }
-    }
-  }
-  return merged;
-}

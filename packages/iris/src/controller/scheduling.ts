@@ -1,10 +1,10 @@
 import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
-import { ConstraintMode, ConstraintOp, StopReason, TaskState } from '../gen/iris/v1/types.js';
-import type { Constraint as ProtoConstraint, AttributeValue as ProtoValue, WorkerMetadata } from '../gen/iris/v1/types.js';
+import { StopReason, TaskState } from '../gen/iris/v1/types.js';
+import type { WorkerMetadata } from '../gen/iris/v1/types.js';
+import { constraintFromProto } from './constraint-proto.js';
 import type {
   Assignment,
   AttributeValue,
-  Constraint,
   ResourceAmounts,
   SchedulerJob,
   SchedulerLimits,
@@ -24,23 +24,6 @@ import { isTerminalTaskState, taskStateName } from './task-states.js';
 export interface PendingInfo {
   readonly reason: string;
   readonly canBeScheduled: boolean;
-}
-
-function valueOf(v: ProtoValue | undefined): AttributeValue | undefined {
-  return v?.v?.value;
-}
-
-/** The scheduler's view of a proto constraint. */
-export function constraintFromProto(c: ProtoConstraint): Constraint {
-  const op = ConstraintOp[c.op].replace('CONSTRAINT_OP_', '') as Constraint['op'];
-  const value = valueOf(c.value);
-  return {
-    key: c.key,
-    op,
-    ...(value === undefined ? {} : { value }),
-    values: c.values.map(valueOf).filter((v): v is AttributeValue => v !== undefined),
-    mode: c.mode === ConstraintMode.CONSTRAINT_MODE_PREFERRED ? 'PREFERRED' : 'REQUIRED',
-  };
 }
 
 /** What one task of `req` needs. */

@@ -5,7 +5,9 @@ import type { DeviceSpec } from '../scheduler/types.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { planReplicas } from '../tpu/tpu-replicas.js';
 import { parseJobName, taskIdOf } from './job-names.js';
-import { deriveDeviceConstraints, mergeConstraints, validateLaunchRequest } from './launch-request.js';
+import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
+import { constraintFromProto, constraintToProto } from './constraint-proto.js';
+import { validateLaunchRequest } from './launch-request.js';
 import { jobTree, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { isTerminalJobState } from './task-states.js';
@@ -70,7 +72,11 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
     if (tpu.value.count === 0) tpu.value.count = topology.chipsPerVm;
   }
   const parentReq = parent ? store.request(parent) : undefined;
-  req.constraints = mergeConstraints(parentReq?.constraints ?? [], deriveDeviceConstraints(req), input.constraints);
+  req.constraints = mergeConstraints({
+    derived: deriveDeviceConstraints(device),
+    user: input.constraints.map(constraintFromProto),
+    parent: (parentReq?.constraints ?? []).map(constraintFromProto),
+  }).map(constraintToProto);
   if (parentReq) {
     const env = req.environment ?? { envVars: {}, dependencyGroups: [], npmPackages: [] };
     env.envVars = { ...(parentReq.environment?.envVars ?? {}), ...env.envVars };
