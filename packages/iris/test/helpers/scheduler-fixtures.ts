@@ -13,12 +13,15 @@ import type {
   WorkerAttributes,
 } from '../../src/scheduler/types.js';
 
-/** Builds scheduler snapshots for unit tests and benchmarks, and replays several ticks. */
+// Builds scheduler snapshots for unit tests and replays several ticks the way the controller commits them.
 
+/** One GiB in bytes. */
 export const GIB = 2 ** 30;
 
+/** No resources. */
 export const NONE: ResourceAmounts = { cpuMillicores: 0, memoryBytes: 0, gpuCount: 0, tpuChips: 0 };
 
+/** Worker shape in test units (cores, GiB); everything optional. */
 export interface WorkerFixture {
   cores?: number;
   memoryGiB?: number;
@@ -30,6 +33,7 @@ export interface WorkerFixture {
   building?: number;
 }
 
+/** A healthy 8-core, 32 GiB worker unless told otherwise. */
 export function worker(workerId: string, f: WorkerFixture = {}): SchedulerWorker {
   return {
     workerId,
@@ -67,6 +71,7 @@ export function tpuSlice(name: string, variant: string, f: WorkerFixture & { ord
   );
 }
 
+/** Job shape in test units; queue keys default to submission order. */
 export interface JobFixture {
   cores?: number;
   memoryGiB?: number;
@@ -83,6 +88,7 @@ export interface JobFixture {
 
 let seq = 0;
 
+/** A 1-core, 1 GiB job; depth from its id unless given. */
 export function job(jobId: string, f: JobFixture = {}): SchedulerJob {
   seq += 1;
   const submitted = f.submittedAtMs ?? 1_000 + seq;
@@ -104,6 +110,7 @@ export function job(jobId: string, f: JobFixture = {}): SchedulerJob {
   };
 }
 
+/** `count` PENDING tasks of `j`, ids `<job>/<index>`. */
 export function tasks(j: SchedulerJob, count: number, f: Partial<SchedulerTask> = {}): SchedulerTask[] {
   return [...Array(count).keys()].map((i) => ({ taskId: `${j.jobId}/${i}`, jobId: j.jobId, taskIndex: i, state: 'PENDING', ...f }));
 }
@@ -114,6 +121,7 @@ export function jobWithTasks(jobId: string, count: number, f: JobFixture = {}): 
   return { job: j, tasks: tasks(j, count) };
 }
 
+/** Runs `scheduleTick` on workers and job entries (clock 10 s unless given). */
 export function tick(
   workers: readonly SchedulerWorker[],
   entries: ReadonlyArray<{ job: SchedulerJob; tasks: SchedulerTask[] }>,
