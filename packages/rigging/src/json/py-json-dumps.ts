@@ -24,7 +24,8 @@ export interface PyJsonDumpsOptions {
   strict?: boolean;
   /**
    * Extra refusal hook: return a short description (e.g. `"an ExecutorStep"`) to refuse an object,
-   * or `undefined` to serialize it normally. Called for every non-array, non-`Map` object.
+   * or `undefined` to serialize it normally. Called for every class instance other than arrays,
+   * `Map`s and `Set`s (never for plain objects).
    */
   reject?: (value: object) => string | undefined;
   /** Receives lenient-mode warnings. @default writes one line to stderr */
@@ -135,6 +136,12 @@ function writeMap(w: Writer, m: Map<unknown, unknown>, depth: number): string {
 }
 
 function writeObject(w: Writer, x: object, depth: number): string {
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto === Object.prototype || proto === null) {
+    // Plain records are by far the most common objects: skip the class checks below.
+    const record = x as Record<string, unknown>;
+    return writeEntries(w, Object.keys(record), (k) => record[k], depth);
+  }
   if (Array.isArray(x)) return writeItems(w, x, depth);
   if (x instanceof Map) return writeMap(w, x, depth);
   if (x instanceof Set) {
