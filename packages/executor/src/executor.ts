@@ -301,7 +301,7 @@ export class Executor {
   }
 
   private async scheduleWith(prepared: PreparedRun, reporter: ProgressReporter): Promise<void> {
-    const { config, timings, stepsToRun } = prepared;
+    const { config, stepsToRun } = prepared;
     const graph = this.graph;
     const aborts = new WeakSet<object>();
     const result = await scheduleDag({
@@ -312,48 +312,16 @@ export class Executor {
       abortsRun: (e) => typeof e === 'object' && e !== null && aborts.has(e),
       onState: (s, state, detail) => reporter.update(graph.label(s), state, detail),
       execute: async (step) => {
-        const label = graph.label(step);
-        const outputPath = graph.outputPaths.get(step)!;
-        const status = await readStatus(outputPath);
-        if (status === STATUS_SUCCESS) {
-          await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
-          this.logger.info(`Skip ${label}: already succeeded`);
-          return 'skipped';
-        }
-        if (isFailedStatus(status) && !config.forceRunFailed) {
-          const err = new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${label} failed previously. Status: ${status}`, {
-            details: { step: label, status },
-          });
-          aborts.add(err);
-          throw err;
-        }
-        if (step.fn === null) {
-          throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
-            cause: new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${label} has no callable fn`, { details: { step: label } }),
-            details: { step: label },
+        try {
+          return await this.launch(step, prepared, reporter, aborts);
+        } catch (e) {
+          // Storage and lease errors surface as step failures with the usual chain.
+          if (ExecutorError.is(e)) throw e;
+          throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${graph.label(step)}`, {
+            cause: e,
+            details: { step: graph.label(step) },
           });
         }
-        return runUnderLease({
-          label,
-          outputPath,
-          timings,
-          forceRunFailed: config.forceRunFailed,
-          logger: this.logger,
-          initialStatus: status,
-          onState: (state, detail) => reporter.update(label, state, detail),
-          verifyHit: async () => {
-            await verifyOnHit(this.verifyTarget(step), this.logger);
-          },
-          attempt: (signal) =>
-            this.runner.run({
-              step,
-              label,
-              config: graph.configs.get(step),
-              outputPath,
-              signal,
-              mirrorBudgetGb: maxMirrorBudgetGb(step.config),
-            }),
-        });
       },
     });
     const count = (o: string): number => [...result.outcomes.values()].filter((v) => v === o).length;
@@ -377,5 +345,57 @@ export class Executor {
         details: { failures: result.failures.map((f) => f.error), completed },
       });
     }
+  }
+  /** The launch decision (§6.4) for one ready step, then the lease loop. */
+  private async launch(
+    step: ExecutorStep,
+    prepared: PreparedRun,
+    reporter: ProgressReporter,
+    aborts: WeakSet<object>,
+  ): Promise<'ran' | 'skipped'> {
+    const { config, timings } = prepared;
+    const graph = this.graph;
+    const label = graph.label(step);
+    const outputPath = graph.outputPaths.get(step)!;
+    const status = await readStatus(outputPath);
+    if (status === STATUS_SUCCESS) {
+      await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
+      this.logger.info(`Skip ${label}: already succeeded`);
+      return 'skipped';
+    }
+    if (isFailedStatus(status) && !config.forceRunFailed) {
+      const err = new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${label} failed previously. Status: ${status}`, {
+        details: { step: label, status },
+      });
+      aborts.add(err);
+      throw err;
+    }
+    if (step.fn === null) {
+      throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
+        cause: new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${label} has no callable fn`, { details: { step: label } }),
+        details: { step: label },
+      });
+    }
+    return runUnderLease({
+      label,
+      outputPath,
+      timings,
+      forceRunFailed: config.forceRunFailed,
+      logger: this.logger,
+      initialStatus: status,
+      onState: (state, detail) => reporter.update(label, state, detail),
+      verifyHit: async () => {
+        await verifyOnHit(this.verifyTarget(step), this.logger);
+      },
+      attempt: (signal) =>
+        this.runner.run({
+          step,
+          label,
+          config: graph.configs.get(step),
+          outputPath,
+          signal,
+          mirrorBudgetGb: maxMirrorBudgetGb(step.config),
+        }),
+    });
   }
 }
