@@ -9,3 +9,5 @@ export type { LogLevel, LogSource } from './log-line.js';
 export { exitStatusOf } from './exit-status.js';
 export type { ExitStatus } from './exit-status.js';
 export type { ResourceUsage } from './resource-usage.js';
+export { parseAttributeList, workerDevice, attributesToWire } from './worker-attributes.js';
+export type { WorkerDevice } from './worker-attributes.js';

@@ -60,3 +60,25 @@ export function attributesToWire(attributes: Readonly<Record<string, string | nu
   }
   return out;
 }
+
+/**
+ * Parses an attribute list as given to `--attributes` or `IRIS_WORKER_ATTRIBUTES`: `k=v,k2=3`.
+ * Values that parse as finite numbers become numbers; the value is everything after the first `=`.
+ * @throws {IrisError} IRIS_INVALID_ARGUMENT for an entry without `=` or with an empty key
+ */
+export function parseAttributeList(text: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const key = eq < 0 ? '' : item.slice(0, eq).trim();
+    if (key === '') {
+      throw new IrisError('IRIS_INVALID_ARGUMENT', `attribute "${item}" must look like key=value`, { details: { field: 'attributes', item } });
+    }
+    const value = item.slice(eq + 1).trim();
+    const asNumber = Number(value);
+    out[key] = value !== '' && Number.isFinite(asNumber) ? asNumber : value;
+  }
+  return out;
+}

@@ -17,7 +17,7 @@ import { AttemptTable } from './attempt-table.js';
 import { ControllerLink } from './controller-link.js';
 import { LogShipper } from './log-shipper.js';
 import { RunningRecords } from './running-records.js';
-import { attributesToWire, workerDevice } from './worker-attributes.js';
+import { attributesToWire, parseAttributeList, workerDevice } from './worker-attributes.js';
 import { WorkerOptionsSchema } from './worker-options.js';
 import type { WorkerConfig, WorkerOptions } from './worker-options.js';
 import { createWorkerService } from './worker-service.js';
@@ -51,6 +51,8 @@ export interface WorkerHandle extends AsyncDisposable {
  * Starts a worker daemon (§9): kills a crashed predecessor's leftover process groups, serves
  * `WorkerService` on `host:port`, registers with the controller (retrying forever) and runs the
  * attempts the controller's `Reconcile` calls ask for as OS process groups.
+ * Attributes from `IRIS_WORKER_ATTRIBUTES` (`k=v,…`) and the token from `IRIS_AUTH_TOKEN` apply under
+ * the explicit options.
  * @throws {IrisError} IRIS_INVALID_ARGUMENT if the options are malformed (unknown TPU variant, bad port, …)
  * @throws {IrisError} IRIS_UNAVAILABLE if the server cannot bind
  */
@@ -62,7 +64,13 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       details: { issues: parsed.error.issues },
     });
   }
-  const config: WorkerConfig = { ...parsed.data, authToken: parsed.data.authToken ?? nonEmpty(process.env['IRIS_AUTH_TOKEN']) };
+  const envAttributes = parseAttributeList(process.env['IRIS_WORKER_ATTRIBUTES'] ?? '');
+  const config: WorkerConfig = {
+    ...parsed.data,
+    // Explicit attributes win over the environment's.
+    attributes: { ...envAttributes, ...parsed.data.attributes },
+    authToken: parsed.data.authToken ?? nonEmpty(process.env['IRIS_AUTH_TOKEN']),
+  };
   const device = workerDevice(config);
   await mkdir(config.cacheDir, { recursive: true });
   const daemon = new WorkerDaemon(config, device);

@@ -27,6 +27,8 @@ export interface FakeController extends AsyncDisposable {
     done: (observed: AttemptObservation[]) => boolean,
     options?: { timeoutMs?: number; intervalMs?: number },
   ): Promise<AttemptObservation[]>;
+  /** Calls the worker's HealthCheck. */
+  healthCheck(workerId: string): Promise<{ healthy: boolean; uptimeMs: number; runningAttempts: number }>;
   /** Polls `check` until it holds. */
   waitFor(check: () => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -121,8 +123,15 @@ export async function startFakeController(options: FakeControllerOptions = {}): 
     for (const client of clients.values()) client.close();
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   };
+  const healthCheck = (workerId: string): Promise<{ healthy: boolean; uptimeMs: number; runningAttempts: number }> =>
+    new Promise((resolve, reject) => {
+      const metadata = new Metadata();
+      if (options.token !== undefined) metadata.set('authorization', `Bearer ${options.token}`);
+      clientFor(workerId).healthCheck({}, metadata, { deadline: Date.now() + 10_000 }, (err, res) => (err === null ? resolve(res) : reject(err)));
+    });
   return {
     address: `127.0.0.1:${port}`,
+    healthCheck,
     registrations,
     logs,
     bundles,

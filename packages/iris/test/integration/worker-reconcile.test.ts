@@ -241,4 +241,44 @@ describe('worker daemon: reconcile', () => {
     await expect(controller.reconcile('w-1', [], 'wrong')).rejects.toMatchObject({ code: 16 });
     await expect(controller.reconcile('w-1', [])).resolves.toMatchObject({ workerId: 'w-1' });
   });
+
+  it('answers HealthCheck with uptime and the number of running attempts', async () => {
+    await using controller = await startFakeController();
+    await using worker = await startWorker(workerOptions(controller.address));
+    await worker.waitForRegistration();
+    const spec = runSpec([NODE, '-e', 'setInterval(() => {}, 1000)']);
+    await controller.reconcileUntil('w-1', [runWithSpec(spec)], (o) => o[0]?.state === TaskState.TASK_STATE_RUNNING);
+    expect(await controller.healthCheck('w-1')).toMatchObject({ healthy: true, runningAttempts: 1 });
+    await controller.reconcileUntil('w-1', [stopWith(spec, StopReason.STOP_REASON_CANCELLED)], (o) => isTerminal(o[0]));
+    expect(await controller.healthCheck('w-1')).toMatchObject({ healthy: true, runningAttempts: 0 });
+  });
+
+  it('stops an attempt during setup and reports KILLED without running the command', async () => {
+    await using controller = await startFakeController();
+    await using worker = await startWorker(workerOptions(controller.address, { termTimeoutMs: 200 }));
+    await worker.waitForRegistration();
+    const marker = join(dir, 'ran');
+    const spec = runSpec([NODE, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`], {
+      entrypoint: { setupCommands: [{ argv: [NODE, '-e', 'console.log("setting up"); setInterval(() => {}, 1000)'] }], workdirFiles: {}, inPlace: false, workdir: '' },
+    });
+    await controller.reconcile('w-1', [runWithSpec(spec)]);
+    await controller.waitFor(() => controller.logs.some((e) => e.attemptUid === spec.attemptUid && e.data === 'setting up'));
+    const [obs] = await controller.reconcileUntil('w-1', [stopWith(spec, StopReason.STOP_REASON_JOB_TERMINATED)], (o) => isTerminal(o[0]));
+    expect(obs).toMatchObject({ state: TaskState.TASK_STATE_KILLED });
+    await expect(stat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('advertises attributes from IRIS_WORKER_ATTRIBUTES under the explicit ones', async () => {
+    await using controller = await startFakeController();
+    const saved = process.env['IRIS_WORKER_ATTRIBUTES'];
+    process.env['IRIS_WORKER_ATTRIBUTES'] = 'pool=blue,slots=4,region=from-env';
+    try {
+      await using worker = await startWorker(workerOptions(controller.address, { attributes: { region: 'explicit' } }));
+      await worker.waitForRegistration();
+      expect(worker.attributes).toMatchObject({ pool: 'blue', slots: 4, region: 'explicit' });
+    } finally {
+      if (saved === undefined) delete process.env['IRIS_WORKER_ATTRIBUTES'];
+      else process.env['IRIS_WORKER_ATTRIBUTES'] = saved;
+    }
+  });
 });
