@@ -33,6 +33,22 @@ describe('parsePyJson()', () => {
     expect(pyJsonDumps(parsePyJson(indented), { indent: 2 })).toBe(indented);
   });
 
+  it('keeps the file order of integer-like keys for re-serialization', () => {
+    const text = '{"b": 1, "10": {"z": 0, "2": 1}, "2": 3, "a": [{"1": 1, "0": 0}]}';
+    const v = parsePyJson(text) as Record<string, unknown>;
+    expect(pyJsonDumps(v)).toBe(text);
+    expect(Object.keys(v)).toEqual(['2', '10', 'b', 'a']);
+    expect(pyJsonDumps(v, { sortKeys: true })).toBe('{"10": {"2": 1, "z": 0}, "2": 3, "a": [{"0": 0, "1": 1}], "b": 1}');
+    v['new'] = 4;
+    delete v['b'];
+    expect(pyJsonDumps(v)).toBe('{"10": {"z": 0, "2": 1}, "2": 3, "a": [{"1": 1, "0": 0}], "new": 4}');
+  });
+
+  it('keeps the first position and the last value of a duplicate key, as Python does', () => {
+    expect(pyJsonDumps(parsePyJson('{"a": 1, "b": 2, "a": 3}'))).toBe('{"a": 3, "b": 2}');
+    expect(pyJsonDumps(parsePyJson('{"1": 1, "b": 2, "1": 3}'))).toBe('{"1": 3, "b": 2}');
+  });
+
   it('decodes escapes and stores a __proto__ key as data', () => {
     const v = parsePyJson('{"__proto__": {"x": 1}, "s": "\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9"}') as Record<string, unknown>;
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);

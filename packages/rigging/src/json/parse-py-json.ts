@@ -1,5 +1,6 @@
 import { RiggingError } from '../errors.js';
 import { FloatValue } from './float-value.js';
+import { PY_KEY_ORDER, isIndexLikeKey } from './py-key-order.js';
 
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 const WS_RE = /[ \t\n\r]*/y;
@@ -129,10 +130,14 @@ class Parser {
       this.pos++;
       return out;
     }
+    const order: string[] = [];
+    let reordered = false;
     for (;;) {
       this.ws();
       if (this.text[this.pos] !== '"') this.fail('expected a string key');
       const key = this.string();
+      if (!Object.hasOwn(out, key)) order.push(key);
+      if (isIndexLikeKey(key)) reordered = true;
       this.ws();
       if (this.text[this.pos] !== ':') this.fail('expected ":"');
       this.pos++;
@@ -140,7 +145,11 @@ class Parser {
       Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.ws();
       const c = this.text[this.pos++];
-      if (c === '}') return out;
+      if (c === '}') {
+        // Remember the file order only where JavaScript's own enumeration order would lose it.
+        if (reordered) Object.defineProperty(out, PY_KEY_ORDER, { value: Object.freeze(order) });
+        return out;
+      }
       if (c !== ',') {
         this.pos--;
         this.fail('expected "," or "}"');
@@ -155,8 +164,10 @@ class Parser {
  * Numbers written with `.`, `e` or `E` come back as {@link FloatValue}s and bare `NaN`, `Infinity`
  * and `-Infinity` are accepted (as `FloatValue`s), so `pyJsonDumps(parsePyJson(text))` reproduces
  * Python's output byte for byte. Integers beyond what a double holds exactly come back as `bigint`.
- * Duplicate keys keep the last value, as in Python. Note that JavaScript objects enumerate
- * integer-like keys (`"0"`, `"10"`) first, so such keys do not keep their file order.
+ * Duplicate keys keep the first position and the last value, as in Python. JavaScript objects
+ * enumerate integer-like keys (`"0"`, `"10"`) first; for such objects the file order is kept in a
+ * hidden, non-enumerable marker that `pyJsonDumps` honours, so the round trip still holds (code that
+ * reads `Object.keys` sees JavaScript's order).
  *
  * @throws {RiggingError} RIGGING_INVALID_ARGUMENT for malformed text; `details.position` is the offset.
  */

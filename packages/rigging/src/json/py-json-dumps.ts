@@ -2,6 +2,7 @@ import { RiggingError } from '../errors.js';
 import { StoragePath } from '../fs/storage-path.js';
 import { FloatValue } from './float-value.js';
 import { pyFloatRepr, pyIntRepr } from './py-float-repr.js';
+import { orderedKeys } from './py-key-order.js';
 import { compareCodePoints, pyQuote } from './py-string.js';
 
 /** Options of {@link pyJsonDumps}. */
@@ -140,7 +141,7 @@ function writeObject(w: Writer, x: object, depth: number): string {
   if (proto === Object.prototype || proto === null) {
     // Plain records are by far the most common objects: skip the class checks below.
     const record = x as Record<string, unknown>;
-    return writeEntries(w, Object.keys(record), (k) => record[k], depth);
+    return writeEntries(w, w.sortKeys ? Object.keys(record) : orderedKeys(record), (k) => record[k], depth);
   }
   if (Array.isArray(x)) return writeItems(w, x, depth);
   if (x instanceof Map) return writeMap(w, x, depth);
