@@ -1,4 +1,4 @@
-import { resolveCoscheduling } from '@marin/iris';
+import { canonicalGpuVariant, resolveCoscheduling } from '@marin/iris';
 import type { Constraint, Coscheduling } from '@marin/iris';
 import { FrayError } from '../../errors.js';
 import type { BinaryEntrypoint, Entrypoint, ModuleEntrypoint } from '../../request/entrypoint.js';
@@ -34,12 +34,9 @@ export interface IrisLaunchPlan {
   readonly existingJobPolicy: 'KEEP' | 'UNSPECIFIED';
 }
 
-/** Iris knows A100s by one lower-case name; Fray's list distinguishes the memory sizes. */
-const GPU_VARIANT_TO_IRIS: Readonly<Record<string, string>> = { 'a100-40g': 'a100', 'a100-80g': 'a100' };
-
+/** Iris's canonical lower-case GPU name (`A100-80G` → `a100`); unknown names are passed on lower-cased. */
 function irisGpuVariant(variant: string): string {
-  const lower = variant.toLowerCase();
-  return GPU_VARIANT_TO_IRIS[lower] ?? lower;
+  return canonicalGpuVariant(variant) ?? variant.toLowerCase();
 }
 
 /** Converts a device: TPU count = chips per VM from the topology table. */

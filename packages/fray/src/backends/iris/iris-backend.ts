@@ -1,0 +1,166 @@
+import { buildSetupCommands } from '@marin/iris';
+import { z } from 'zod';
+import type { Client, JobHandle, SubmitOptions } from '../../client/client.js';
+import { stderrLogger } from '../../client/logger.js';
+import type { FrayLogger } from '../../client/logger.js';
+import { FrayError, JobAlreadyExists } from '../../errors.js';
+import type { JobRequest, ResolvedJobRequest } from '../../request/job-request.js';
+import { resolveJobRequest } from '../../request/job-request.js';
+import { readDependencyGroups, resolveDependencyGroups } from '../../remote/dependency-groups.js';
+import { findWorkspaceRoot } from '../../runner/workspace-root.js';
+import type { IrisJobClient, IrisJobSpec } from './iris-job-client.js';
+import { IrisJobHandle, frayErrorOfIris } from './iris-job-handle.js';
+import { buildIrisLaunchPlan } from './launch-plan.js';
+import type { IrisLaunchPlan } from './launch-plan.js';
+
+/** Options of {@link createIrisBackend}. */
+export interface IrisBackendOptions {
+  /** An open Iris client; the backend does not close it. */
+  irisClient: IrisJobClient;
+  /** Bundle root and where dependency groups are declared. @default the git top level of process.cwd() */
+  workspace?: string;
+  /**
+   * Run jobs in `workspace` as it is, with no bundle and no setup: for an embedded cluster on this machine
+   * sharing the workspace (Iris §9.5). @default false
+   */
+  inPlace?: boolean;
+  /**
+   * Inside an Iris task: submissions become children of the task's job, reuse its bundle and inherit its setup
+   * unless the request sets dependency groups, npm packages or setup commands. @default false
+   */
+  inTask?: boolean;
+  /** Receives warnings (failures returned without raising, ignored images). @default stderr */
+  logger?: FrayLogger;
+}
+
+const OptionsSchema = z.strictObject({
+  irisClient: z.custom<IrisJobClient>((v) => typeof v === 'object' && v !== null && 'launchJob' in v && 'getJobStates' in v),
+  workspace: z.string().min(1).optional(),
+  inPlace: z.boolean().default(false),
+  inTask: z.boolean().default(false),
+  logger: z.custom<FrayLogger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
+});
+
+/** A Fray client over an Iris cluster. */
+export interface IrisBackend extends Client {
+  /** Always `'iris'`. */
+  readonly backend: 'iris';
+  /** The spec the backend would launch for `request` (no submission); for inspection and tests. */
+  toJobSpec(request: JobRequest, options?: SubmitOptions): IrisJobSpec;
+}
+
+/**
+ * Creates the Iris backend: converts requests (resources, constraints, coscheduling, env, setup, entrypoints; Fray
+ * spec §6.1) into Iris job specs, and maps Iris job states back to Fray statuses.
+ *
+ * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad option
+ */
+export function createIrisBackend(options: IrisBackendOptions): IrisBackend {
+  const parsed = OptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new FrayError('FRAY_INVALID_ARGUMENT', `invalid iris backend option ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'bad value'}`, {
+      cause: parsed.error,
+    });
+  }
+  const config = parsed.data;
+  const client = config.irisClient;
+  const logger = config.logger ?? stderrLogger;
+  let workspaceRoot = config.workspace;
+  const workspace = (): string => (workspaceRoot ??= findWorkspaceRoot());
+  const handles: IrisJobHandle[] = [];
+  let closed = false;
+  let warnedImage = false;
+
+  const setupOf = (resolved: ResolvedJobRequest): { setup?: string[][]; dependencyGroups?: string[]; npmPackages?: string[] } => {
+    const env = resolved.environment;
+    if (config.inPlace) return {};
+    if (env.setupCommands !== undefined) return { setup: env.setupCommands.map((c) => [...c]) };
+    const explicit = env.dependencyGroups !== undefined || (env.npmPackages?.length ?? 0) > 0;
+    // A child inherits its parent's environment unless it asks for its own (Iris §5.5).
+    if (config.inTask && !explicit) return {};
+    const root = env.workspace ?? workspace();
+    const groups = resolveDependencyGroups(env.dependencyGroups, resolved.resources.device, readDependencyGroups(root));
+    const npmPackages = [...(env.npmPackages ?? [])];
+    let setup: string[][];
+    try {
+      setup = buildSetupCommands({ bundleRoot: root, dependencyGroups: groups, npmPackages });
+    } catch (e) {
+      throw frayErrorOfIris(e, `setup of job "${resolved.name}"`);
+    }
+    return { setup, dependencyGroups: groups, npmPackages };
+  };
+
+  const specOf = (request: JobRequest, submitOptions: SubmitOptions = {}): IrisJobSpec => {
+    const resolved = resolveJobRequest(request);
+    const plan: IrisLaunchPlan = buildIrisLaunchPlan(resolved, { adoptExisting: submitOptions.adoptExisting ?? true });
+    if (resolved.resources.image !== undefined && !warnedImage) {
+      warnedImage = true;
+      logger.warn(`task images are not supported yet; ignoring image "${resolved.resources.image}"`);
+    }
+    const { setup, dependencyGroups, npmPackages } = setupOf(resolved);
+    const spec: IrisJobSpec = {
+      name: plan.name,
+      entrypoint: { run: [...plan.argv], workdirFiles: { ...plan.workdirFiles }, ...(setup === undefined ? {} : { setup }) },
+      resources: {
+        cpu: plan.cpuMillicores / 1000,
+        memory: plan.memoryBytes,
+        disk: plan.diskBytes,
+        device: { ...plan.device },
+      },
+      replicas: plan.replicas,
+      constraints: plan.constraints.map((c) => ({
+        key: c.key,
+        op: c.op,
+        ...(c.value === undefined ? {} : { value: c.value }),
+        ...(c.values === undefined ? {} : { values: [...c.values] }),
+      })),
+      env: { ...plan.envVars },
+      maxRetriesFailure: plan.maxRetriesFailure,
+      maxRetriesPreemption: plan.maxRetriesPreemption,
+      existingJobPolicy: plan.existingJobPolicy,
+    };
+    if (plan.coscheduling !== null) spec.coscheduling = { ...plan.coscheduling };
+    if (dependencyGroups !== undefined) spec.dependencyGroups = dependencyGroups;
+    if (npmPackages !== undefined && npmPackages.length > 0) spec.npmPackages = npmPackages;
+    if (config.inPlace) spec.inPlaceWorkdir = resolved.environment.workspace ?? workspace();
+    return spec;
+  };
+
+  const backend: IrisBackend = {
+    backend: 'iris',
+    toJobSpec: specOf,
+
+    async submit(request: JobRequest, submitOptions: SubmitOptions = {}): Promise<JobHandle> {
+      if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'iris backend is shut down', { retryable: false });
+      const spec = specOf(request, submitOptions);
+      let jobId: string;
+      try {
+        jobId = await client.launchJob(spec);
+      } catch (e) {
+        const code = typeof e === 'object' && e !== null && 'code' in e ? (e as { code: unknown }).code : undefined;
+        if (code === 'IRIS_ALREADY_EXISTS') throw new JobAlreadyExists(spec.name, undefined, e);
+        throw frayErrorOfIris(e, `launch of job "${spec.name}"`);
+      }
+      const handle = new IrisJobHandle(jobId, client, logger);
+      handles.push(handle);
+      return handle;
+    },
+
+    async shutdown(shutdownOptions: { wait?: boolean } = {}): Promise<void> {
+      if (closed) return;
+      closed = true;
+      // Cluster jobs outlive the submitter unless the caller waits for them; shutdown never kills them.
+      if (shutdownOptions.wait ?? false) await Promise.all(handles.map((h) => h.wait({ raiseOnFailure: false }).catch(() => undefined)));
+    },
+
+    close(): Promise<void> {
+      return backend.shutdown();
+    },
+
+    [Symbol.asyncDispose](): Promise<void> {
+      return backend.shutdown();
+    },
+  };
+  return backend;
+}

@@ -1,0 +1,96 @@
+import type { JobHandle, WaitOptions } from '../../client/client.js';
+import type { FrayLogger } from '../../client/logger.js';
+import { isFinished } from '../../client/job-status.js';
+import type { JobStatus } from '../../client/job-status.js';
+import { FrayError, JobFailed, WaitTimeout } from '../../errors.js';
+import type { IrisJobClient } from './iris-job-client.js';
+import { frayStatusOfIrisState } from './job-state-map.js';
+
+/** First sleep of `wait()`'s polling on Iris. */
+export const IRIS_WAIT_INITIAL_SLEEP_MS = 100;
+/** Cap of the sleep between polls. */
+export const IRIS_WAIT_MAX_SLEEP_MS = 2000;
+
+/** Wraps an Iris client error at the Fray boundary, keeping it as `cause` and its `retryable` flag. */
+export function frayErrorOfIris(e: unknown, what: string): FrayError {
+  if (FrayError.is(e)) return e;
+  const code = typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
+  const retryable = typeof e === 'object' && e !== null && 'retryable' in e ? Boolean((e as { retryable: unknown }).retryable) : false;
+  if (code === 'IRIS_INVALID_ARGUMENT') return new FrayError('FRAY_INVALID_ARGUMENT', `iris rejected ${what}`, { cause: e });
+  if (code === 'IRIS_JOB_NOT_FOUND' || code === 'IRIS_NOT_FOUND') return new FrayError('FRAY_JOB_NOT_FOUND', `${what}: no such job`, { cause: e });
+  return new FrayError('FRAY_BACKEND_UNAVAILABLE', `iris call failed: ${what}`, { cause: e, retryable });
+}
+
+/** A job on an Iris cluster. */
+export class IrisJobHandle implements JobHandle {
+  constructor(
+    readonly jobId: string,
+    private readonly client: IrisJobClient,
+    private readonly logger: FrayLogger,
+  ) {}
+
+  /**
+   * The job's status from the cheap `GetJobStates`.
+   * @throws {FrayError} FRAY_JOB_NOT_FOUND when the controller does not know the job
+   */
+  async status(): Promise<JobStatus> {
+    let states: ReadonlyMap<string, string>;
+    try {
+      states = await this.client.getJobStates([this.jobId]);
+    } catch (e) {
+      throw frayErrorOfIris(e, `status of "${this.jobId}"`);
+    }
+    const state = states.get(this.jobId);
+    if (state === undefined) throw new FrayError('FRAY_JOB_NOT_FOUND', `iris does not know job "${this.jobId}"`, { details: { jobId: this.jobId } });
+    return frayStatusOfIrisState(state);
+  }
+
+  /** Polls the state (100 ms, ×1.5, capped at 2 s) until the job is finished. */
+  async wait(options: WaitOptions = {}): Promise<JobStatus> {
+    const { timeoutMs, raiseOnFailure = true } = options;
+    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+    let sleepMs = IRIS_WAIT_INITIAL_SLEEP_MS;
+    let status = await this.status();
+    while (!isFinished(status)) {
+      const now = Date.now();
+      if (now >= deadline) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
+      await new Promise((r) => setTimeout(r, Math.min(sleepMs, deadline - now)));
+      sleepMs = Math.min(sleepMs * 1.5, IRIS_WAIT_MAX_SLEEP_MS);
+      status = await this.status();
+    }
+    if (status === 'failed' || status === 'stopped') {
+      let info: { state: string; error: string; exitCode: number };
+      try {
+        info = await this.client.getJob(this.jobId);
+      } catch (e) {
+        throw frayErrorOfIris(e, `details of "${this.jobId}"`);
+      }
+      const message = `Job ${this.jobId} ${info.state.replace(/^JOB_STATE_/, '')}: ${info.error}`;
+      if (raiseOnFailure) {
+        const cause = new FrayError('FRAY_JOB_FAILED', info.error || info.state, { details: { state: info.state, exitCode: info.exitCode } });
+        throw new JobFailed(this.jobId, status, message, cause);
+      }
+      this.logger.warn(message);
+    }
+    return status;
+  }
+
+  /** The tail of the job's log lines, children included. */
+  async logs(options: { maxLines?: number } = {}): Promise<string[]> {
+    try {
+      const page = await this.client.fetchLogs({ jobId: this.jobId, includeChildren: true, maxLines: options.maxLines ?? 1000, tail: true });
+      return page.entries.map((e) => e.data);
+    } catch (e) {
+      throw frayErrorOfIris(e, `logs of "${this.jobId}"`);
+    }
+  }
+
+  /** `TerminateJob` with children. */
+  async terminate(): Promise<void> {
+    try {
+      await this.client.terminateJob(this.jobId, { includeChildren: true });
+    } catch (e) {
+      throw frayErrorOfIris(e, `terminate "${this.jobId}"`);
+    }
+  }
+}
