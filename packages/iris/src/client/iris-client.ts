@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { Metadata, credentials } from '@grpc/grpc-js';
+import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
+import { z } from 'zod';
+import { createAuthInterceptor } from '../auth/token-auth.js';
+import { createBundle } from '../bundle/create-bundle.js';
+import type { Bundle } from '../bundle/create-bundle.js';
+import { IrisError, irisErrorFromServiceError } from '../errors.js';
+import { ControllerServiceClient, LogQuery as ProtoLogQuery } from '../gen/iris/v1/controller.js';
+import type { FollowLogsResponse } from '../gen/iris/v1/controller.js';
+import { jobSpecToRequest } from './job-spec.js';
+import type { JobSpec } from './job-spec.js';
+import type { ClusterStatus, Endpoint, EndpointQuery, EndpointSpec, FollowEvent, JobInfo, JobQuery, JobState, LogEntry, LogQuery, WorkerInfo } from './job-types.js';
+import { TERMINAL_JOB_STATES } from './job-types.js';
+import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, workerInfoFromProto } from './wire-views.js';
+
+const BUNDLE_CHUNK_BYTES = 1024 * 1024;
+
+/** Options of {@link createIrisClient}. */
+export const IrisClientOptionsSchema = z.object({
+  /** Controller `host:port`. */
+  address: z.string().regex(/^.+:\d+$/, { message: 'address must be host:port' }),
+  /** Shared token (`authorization: Bearer`). @default IRIS_AUTH_TOKEN when set */
+  token: z.string().min(1).optional(),
+  /** Deadline of each unary call. @default 10000 */
+  deadlineMs: z.number().int().positive().default(10_000),
+});
+
+/** What callers pass to {@link createIrisClient}. */
+export type IrisClientOptions = z.input<typeof IrisClientOptionsSchema>;
+
+/** A bundle to attach: an existing id, or a directory to pack and upload. */
+export type BundleRef = { readonly bundleId: string } | { readonly root: string };
+
+/** Typed client of the controller (§13). */
+export interface IrisClient extends AsyncDisposable {
+  readonly address: string;
+  /**
+   * Submits a job; returns its id. `bundle`: `'workspace'` packs the git top level (or cwd), a
+   * `BundleRef` attaches one, `null` runs in an empty workdir.
+   * @default bundle: IRIS_BUNDLE_ID inside a task, else null
+   * @throws {IrisError} IRIS_INVALID_ARGUMENT, IRIS_ALREADY_EXISTS, IRIS_FAILED_PRECONDITION
+   */
+  launchJob(spec: JobSpec, options?: { bundle?: 'workspace' | BundleRef | null }): Promise<string>;
+  /** @throws {IrisError} IRIS_JOB_NOT_FOUND */
+  getJob(jobId: string, options?: { includeTasks?: boolean }): Promise<JobInfo>;
+  /** States of several jobs (cheap polling); unknown ids are absent. */
+  getJobStates(jobIds: readonly string[]): Promise<Map<string, JobState>>;
+  listJobs(query?: JobQuery): Promise<JobInfo[]>;
+  /** Kills the job and (by default) its descendants. @throws {IrisError} IRIS_JOB_NOT_FOUND */
+  terminateJob(jobId: string, options?: { includeChildren?: boolean }): Promise<void>;
+  fetchLogs(query: LogQuery): Promise<{ entries: LogEntry[]; cursor: string; truncated: boolean }>;
+  /** Streams the backlog, then live lines, ending after the job (tree) is terminal. */
+  followLogs(query: LogQuery, options?: { signal?: AbortSignal }): AsyncIterable<FollowEvent>;
+  /** Resolves once the job is terminal. @throws {IrisError} IRIS_DEADLINE_EXCEEDED after `timeoutMs`; IRIS_CANCELLED on abort */
+  waitForJob(jobId: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<JobInfo>;
+  registerEndpoint(e: EndpointSpec): Promise<string>;
+  unregisterEndpoint(endpointId: string): Promise<void>;
+  listEndpoints(q: EndpointQuery): Promise<Endpoint[]>;
+  listWorkers(): Promise<WorkerInfo[]>;
+  clusterStatus(): Promise<ClusterStatus>;
+  /** Uploads a bundle unless the controller has it (`HasBundle`); returns its id. */
+  uploadBundle(bundle: Bundle): Promise<string>;
+  close(): Promise<void>;
+}
+
+type Unary<TReq, TRes> = (req: TReq, md: Metadata, opts: CallOptions, cb: (e: ServiceError | null, r: TRes) => void) => unknown;
+
+function toProtoQuery(q: LogQuery): ProtoLogQuery {
+  return ProtoLogQuery.fromPartial({
+    taskId: q.taskId ?? '',
+    jobId: q.jobId ?? '',
+    includeChildren: q.includeChildren,
+    attemptId: q.attemptId,
+    sinceMs: q.sinceMs ?? 0,
+    maxLines: q.maxLines ?? 0,
+    tail: q.tail ?? false,
+    substring: q.substring ?? '',
+    minLevel: q.minLevel ?? 0,
+    cursor: q.cursor ?? '',
+  });
+}
+
+function gitTopLevel(): string {
+  return process.env['IRIS_WORKSPACE'] ?? process.cwd();
+}
+
+/**
+ * Creates a client of the controller at `address`. Errors come back as {@link IrisError} with the
+ * exact code from trailing metadata and the grpc `ServiceError` as `cause`.
+ * @throws {IrisError} IRIS_INVALID_ARGUMENT for malformed options.
+ */
+export function createIrisClient(options: IrisClientOptions): IrisClient {
+  const parsed = IrisClientOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new IrisError('IRIS_INVALID_ARGUMENT', `client option ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+  const o = parsed.data;
+  const token = o.token ?? (process.env['IRIS_AUTH_TOKEN'] || undefined);
+  const clientOptions: ClientOptions = token ? { interceptors: [createAuthInterceptor(token)] } : {};
+  const raw = new ControllerServiceClient(o.address, credentials.createInsecure(), clientOptions);
+
+  const call = <TReq, TRes>(method: Unary<TReq, TRes>, req: TReq, deadlineMs = o.deadlineMs): Promise<TRes> =>
+    new Promise((resolve, reject) => {
+      method.call(raw, req, new Metadata(), { deadline: Date.now() + deadlineMs }, (e, r) => (e ? reject(irisErrorFromServiceError(e)) : resolve(r)));
+    });
+
+  const uploadBundle = async (bundle: Bundle): Promise<string> => {
+    const { present } = await call(raw.hasBundle, { bundleId: bundle.id });
+    if (present) return bundle.id;
+    return new Promise((resolve, reject) => {
+      const stream = raw.uploadBundle(new Metadata(), { deadline: Date.now() + Math.max(o.deadlineMs, 120_000) }, (e, r) =>
+        e ? reject(irisErrorFromServiceError(e)) : resolve(r.bundleId),
+      );
+      for (let off = 0; off === 0 || off < bundle.archive.length; off += BUNDLE_CHUNK_BYTES) {
+        stream.write({ bundleId: off === 0 ? bundle.id : '', data: bundle.archive.subarray(off, off + BUNDLE_CHUNK_BYTES) });
+        if (bundle.archive.length === 0) break;
+      }
+      stream.end();
+    });
+  };
+
+  const resolveBundle = async (choice: 'workspace' | BundleRef | null | undefined): Promise<string> => {
+    if (choice === undefined) return process.env['IRIS_TASK_ID'] ? (process.env['IRIS_BUNDLE_ID'] ?? '') : '';
+    if (choice === null) return '';
+    if (choice !== 'workspace' && 'bundleId' in choice) return choice.bundleId;
+    const bundle = await createBundle({ root: choice === 'workspace' ? gitTopLevel() : choice.root });
+    return uploadBundle(bundle);
+  };
+
+  const getJob = async (jobId: string, opts: { includeTasks?: boolean } = {}): Promise<JobInfo> => {
+    const r = await call(raw.getJobStatus, { jobId, includeTasks: opts.includeTasks ?? false });
+    return jobInfoFromProto(r.job!);
+  };
+
+  const close = async () => raw.close();
+
+  return {
+    address: o.address,
+    async launchJob(spec, opts = {}) {
+      const bundleId = await resolveBundle(opts.bundle);
+      const r = await call(raw.launchJob, jobSpecToRequest(spec, bundleId));
+      return r.jobId;
+    },
+    getJob,
+    async getJobStates(jobIds) {
+      const r = await call(raw.getJobStates, { jobIds: [...jobIds] });
+      return new Map(Object.entries(r.states).map(([k, v]) => [k, jobStateFromProto(v)]));
+    },
+    async listJobs(q = {}) {
+      const r = await call(raw.listJobs, {
+        prefix: q.prefix ?? '',
+        states: (q.states ?? []).map(jobStateToProto),
+        rootsOnly: q.rootsOnly ?? false,
+        offset: q.offset ?? 0,
+        limit: q.limit ?? 0,
+      });
+      return r.jobs.map(jobInfoFromProto);
+    },
+    async terminateJob(jobId, opts = {}) {
+      await call(raw.terminateJob, { jobId, includeChildren: opts.includeChildren ?? true });
+    },
+    async fetchLogs(q) {
+      const r = await call(raw.fetchLogs, toProtoQuery(q));
+      return { entries: r.entries.map(logEntryFromProto), cursor: r.cursor, truncated: r.truncated };
+    },
+    followLogs(q, opts = {}) {
+      return followStream(raw, toProtoQuery(q), opts.signal);
+    },
+    async waitForJob(jobId, opts = {}) {
+      const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
+      let delay = 50;
+      for (;;) {
+        if (opts.signal?.aborted) throw new IrisError('IRIS_CANCELLED', `waiting for job "${jobId}" was cancelled`, { cause: opts.signal.reason });
+        const states = await call(raw.getJobStates, { jobIds: [jobId] });
+        const s = states.states[jobId];
+        if (s === undefined) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+        if (TERMINAL_JOB_STATES.has(jobStateFromProto(s))) return getJob(jobId, { includeTasks: true });
+        if (Date.now() >= deadline) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `job "${jobId}" did not finish within ${opts.timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, deadline - Date.now()))));
+        delay = Math.min(delay * 2, 1000);
+      }
+    },
+    async registerEndpoint(e) {
+      const taskId = e.taskId ?? process.env['IRIS_TASK_ID'];
+      const attemptId = e.attemptId ?? Number(process.env['IRIS_ATTEMPT_ID'] ?? NaN);
+      if (!taskId || !Number.isInteger(attemptId)) throw new IrisError('IRIS_INVALID_ARGUMENT', 'registerEndpoint needs taskId and attemptId (or IRIS_TASK_ID/IRIS_ATTEMPT_ID)');
+      const r = await call(raw.registerEndpoint, {
+        name: e.name,
+        address: e.address,
+        taskId,
+        attemptId,
+        metadata: { ...(e.metadata ?? {}) },
+        endpointId: e.endpointId ?? randomUUID(),
+      });
+      return r.endpointId;
+    },
+    async unregisterEndpoint(endpointId) {
+      await call(raw.unregisterEndpoint, { endpointId });
+    },
+    async listEndpoints(q) {
+      const r = await call(raw.listEndpoints, { prefix: q.prefix ?? '', exact: q.exact ?? '' });
+      return r.endpoints.map(endpointFromProto);
+    },
+    async listWorkers() {
+      const r = await call(raw.listWorkers, {});
+      return r.workers.map(workerInfoFromProto);
+    },
+    async clusterStatus() {
+      const r = await call(raw.getClusterStatus, {});
+      return { version: r.version, startedAtMs: r.startedAtMs, workerCount: r.workerCount, jobCounts: r.jobCounts };
+    },
+    uploadBundle,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+async function* followStream(raw: ControllerServiceClient, q: ProtoLogQuery, signal: AbortSignal | undefined): AsyncGenerator<FollowEvent> {
+  const stream = raw.followLogs(q, new Metadata());
+  const onAbort = () => stream.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const msg of stream as AsyncIterable<FollowLogsResponse>) {
+      yield { entries: msg.entries.map(logEntryFromProto), jobState: jobStateFromProto(msg.jobState), done: msg.done, cursor: msg.cursor };
+      if (msg.done) break;
+    }
+  } catch (e) {
+    if (signal?.aborted) throw new IrisError('IRIS_CANCELLED', 'log follow was cancelled', { cause: e });
+    throw IrisError.from(e);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    stream.cancel();
+  }
+}

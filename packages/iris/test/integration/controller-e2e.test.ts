@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+
+describe('controller with real workers', () => {
+  it('runs a command to SUCCEEDED and stores its stdout', async () => {
+    await using cluster = await startLocalCluster({ workers: 1, cpuMillicores: 2000, memoryBytes: 2 ** 31 });
+    await using client = cluster.client();
+    const jobId = await client.launchJob({ name: '/alice/hello', command: ['node', '-e', "console.log('hi'); console.error('oops')"] });
+    const job = await client.waitForJob(jobId, { timeoutMs: 30_000 });
+    expect(job).toMatchObject({ state: 'SUCCEEDED', exitCode: 0 });
+    const logs = await client.fetchLogs({ jobId });
+    expect(logs.entries.map((e) => [e.source, e.data])).toEqual(expect.arrayContaining([['stdout', 'hi'], ['stderr', 'oops']]));
+  });
+
+  it('reports a failing command as FAILED with its exit code', async () => {
+    await using cluster = await startLocalCluster({ workers: 1, cpuMillicores: 2000, memoryBytes: 2 ** 31 });
+    await using client = cluster.client();
+    const jobId = await client.launchJob({ name: '/alice/fail', command: ['node', '-e', 'process.exit(3)'] });
+    const job = await client.waitForJob(jobId, { timeoutMs: 30_000 });
+    expect(job).toMatchObject({ state: 'FAILED', exitCode: 3 });
+    expect(job.tasks[0]).toMatchObject({ state: 'FAILED', exitCode: 3 });
+  });
+});
