@@ -4,6 +4,38 @@
  */
 export { IrisError } from './errors.js';
 export type { IrisErrorCode } from './errors.js';
+export { IRIS_ERROR_CODE_METADATA_KEY, IRIS_ERROR_GRPC_STATUS } from './errors.js';
+export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
+export type { BundleRef, IrisClient, IrisClientOptions } from './client/iris-client.js';
+export { JobSpecSchema, defaultUser, resolveJobName } from './client/job-spec.js';
+export type { JobSpec } from './client/job-spec.js';
+export { TERMINAL_JOB_STATES } from './client/job-types.js';
+export type {
+  AttemptInfo,
+  ClusterStatus,
+  Endpoint,
+  EndpointQuery,
+  EndpointSpec,
+  FollowEvent,
+  JobInfo,
+  JobQuery,
+  JobState,
+  LogEntry,
+  LogQuery,
+  LogSource,
+  TaskInfo,
+  TaskState,
+  WorkerInfo,
+} from './client/job-types.js';
+export { irisContext } from './client/iris-context.js';
+export type { IrisTaskContext } from './client/iris-context.js';
+export { coresToMillicores, formatBytes, parseSize } from './client/sizes.js';
+export { ControllerOptionsSchema, IRIS_VERSION, startController } from './controller/controller.js';
+export type { ControllerHandle, ControllerOptions } from './controller/controller.js';
+export { parseJobName, taskIdOf } from './controller/job-names.js';
+export type { JobName } from './controller/job-names.js';
+export { LocalClusterOptionsSchema, startLocalCluster } from './local-cluster/local-cluster.js';
+export type { LocalClusterHandle, LocalClusterOptions } from './local-cluster/local-cluster.js';
 export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, tpuVariantName } from './tpu/tpu-topology.js';
 export type { TpuFamily, TpuTopology } from './tpu/tpu-topology.js';
 export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './tpu/tpu-replicas.js';
@@ -43,6 +75,7 @@ export { startWorker, WORKER_VERSION } from './worker/worker-daemon.js';
 export type { WorkerHandle } from './worker/worker-daemon.js';
 export { WorkerOptionsSchema } from './worker/worker-options.js';
 export type { WorkerConfig, WorkerOptions } from './worker/worker-options.js';
+export { parseAttributeList } from './worker/worker-attributes.js';
 export { createBundle, CreateBundleOptionsSchema, DEFAULT_MAX_BUNDLE_BYTES } from './bundle/create-bundle.js';
 export type { Bundle, CreateBundleOptions } from './bundle/create-bundle.js';
 export type { BundleFile } from './bundle/bundle-manifest.js';

@@ -27,10 +27,18 @@ export function bundleFileOf(path: string, content: Buffer, mode: number): Bundl
 /** Reads and hashes `paths` under `root`. */
 export async function readBundleFiles(root: string, paths: readonly string[]): Promise<BundleFile[]> {
   const files: BundleFile[] = [];
-  for (const path of paths) {
-    const full = join(root, path);
-    const [content, info] = await Promise.all([readFile(full), stat(full)]);
-    files.push(bundleFileOf(path, content, info.mode));
+  // A bounded number of reads in flight: fast on many small files, no fd exhaustion on huge trees.
+  for (let i = 0; i < paths.length; i += 32) {
+    const batch = paths.slice(i, i + 32);
+    files.push(
+      ...(await Promise.all(
+        batch.map(async (path) => {
+          const full = join(root, path);
+          const [content, info] = await Promise.all([readFile(full), stat(full)]);
+          return bundleFileOf(path, content, info.mode);
+        }),
+      )),
+    );
   }
   return files;
 }
