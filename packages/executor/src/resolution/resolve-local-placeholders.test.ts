@@ -46,6 +46,13 @@ describe('resolveLocalPlaceholders()', () => {
     expect(out['i']?.value).toBeInstanceOf(InputName);
   });
 
+  it('resolves placeholders inside a versioned value like Marin: OutputName resolved, InputName kept', () => {
+    const input = step.cd('x');
+    const out = resolveLocalPlaceholders({ v: versioned({ o: thisOutputPath('f'), i: input }) }, '/p/me') as Record<string, Record<string, unknown>>;
+    expect(out['v']?.['o']).toBe('/p/me/f');
+    expect(out['v']?.['i']).toBe(input);
+  });
+
   it('throws EXECUTOR_MATERIALIZE_FAILED for an OutputName without an output path', () => {
     expect(() => resolveLocalPlaceholders({ o: thisOutputPath() }, null)).toThrow(
       expect.objectContaining({ code: 'EXECUTOR_MATERIALIZE_FAILED' }),

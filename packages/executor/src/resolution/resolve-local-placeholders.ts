@@ -5,17 +5,18 @@ import { InputName } from '../dag/input-name.js';
 import { MirroredValue } from '../dag/mirrored-value.js';
 import { OutputName } from '../dag/output-name.js';
 import { joinName } from '../dag/path-join.js';
-import { VersionedValue, unwrapVersionedValue } from '../dag/versioned-value.js';
+import { VersionedValue } from '../dag/versioned-value.js';
 import { unresolvedOutputNameError } from './instantiate-config.js';
 
 /**
  * Resolves what a submitter can resolve in place (spec §4.2): `OutputName` → path under
- * `outputPath`; `VersionedValue` → fully unwrapped; `FloatValue` → number; `MirroredValue` → rebuilt
+ * `outputPath`; `VersionedValue` → its value, resolved the same way (so wrappers nested inside are
+ * removed and an `OutputName` inside is resolved, as in Marin); `FloatValue` → number; `MirroredValue` → rebuilt
  * around its resolved inner value (the wrapper is kept); `InputName` and `ExecutorStep` untouched.
  * Recurses into records, `Map`s and arrays.
  *
  * @throws {ExecutorError} EXECUTOR_MATERIALIZE_FAILED for an `OutputName` when `outputPath` is null;
- *   EXECUTOR_INVALID_ARGUMENT when a versioned value holds a placeholder.
+ *   EXECUTOR_INVALID_ARGUMENT for a cyclic config.
  */
 export function resolveLocalPlaceholders<TConfig>(config: TConfig, outputPath: string | null): unknown {
   const stack = new Set<object>();
@@ -25,7 +26,8 @@ export function resolveLocalPlaceholders<TConfig>(config: TConfig, outputPath: s
       if (outputPath === null) throw unresolvedOutputNameError(x);
       return joinName(outputPath, x.name);
     }
-    if (x instanceof VersionedValue) return unwrapVersionedValue(x.value);
+    // Like Marin: the inner value goes through the same resolution (nested wrappers removed).
+    if (x instanceof VersionedValue) return resolve(x.value);
     if (FloatValue.is(x)) return x.value;
     if (x instanceof MirroredValue) return new MirroredValue(resolve(x.value), x.budgetGb);
     if (x instanceof InputName || x instanceof ExecutorStep) return x;
