@@ -106,10 +106,16 @@ export class MirrorFilesystem implements Filesystem, AsyncDisposable {
     return prefixJoin((await this.layout()).localPrefix, rel);
   }
 
-  private async findRemote(rel: string): Promise<string | null> {
+  /** The first remote holding `rel`, with its stat (one metadata round-trip per remote scanned). */
+  private async findRemote(rel: string): Promise<FileInfo | null> {
     for (const prefix of (await this.layout()).remotePrefixes) {
       const candidate = prefixJoin(prefix, rel);
-      if (await filesystemFor(candidate).exists(candidate)) return candidate;
+      try {
+        const info = await filesystemFor(candidate).stat(candidate);
+        return { ...info, url: candidate };
+      } catch (err) {
+        if (!RiggingError.hasCode(err, 'RIGGING_NOT_FOUND')) throw err;
+      }
     }
     return null;
   }
@@ -125,10 +131,17 @@ export class MirrorFilesystem implements Filesystem, AsyncDisposable {
     const local = prefixJoin(localPrefix, rel);
     const localFs = filesystemFor(local);
     if (await localFs.exists(local)) return local;
-    const source = await this.findRemote(rel);
-    if (source === null) {
+    const found = await this.findRemote(rel);
+    if (found === null) {
       throw fsError('RIGGING_NOT_FOUND', `mirror://${rel} not found in any marin bucket`, { path: url, operation: 'mirror' });
     }
+    if (found.type === 'directory') {
+      throw fsError('RIGGING_INVALID_ARGUMENT', `mirror://${rel} is a directory; mirror its files (glob "${rel}/**")`, {
+        path: url,
+        operation: 'mirror',
+      });
+    }
+    const source = found.url;
     const lockUrl = prefixJoin(localPrefix, `.mirror_locks/${rel}.lock`);
     const workerId = this.opts.workerId === undefined ? defaultWorkerId() : `${this.opts.workerId}-${++this.copyCounter}`;
     const lease = createLease(lockUrl, { workerId, ...(this.opts.leaseTimings === undefined ? {} : { timings: this.opts.leaseTimings }) });
@@ -149,7 +162,7 @@ export class MirrorFilesystem implements Filesystem, AsyncDisposable {
     }
     try {
       if (await localFs.exists(local)) return local; // another copier finished while we acquired
-      const size = await filesystemFor(source).size(source);
+      const size = found.size;
       (currentMirrorBudget() ?? this.opts.budget ?? globalTransferBudget()).record(size, source);
       this.log(`Mirror: copying ${source} → ${local}`);
       await atomicRename(local, (tmp) => filesystemFor(source).copy(source, tmp));
@@ -171,10 +184,7 @@ export class MirrorFilesystem implements Filesystem, AsyncDisposable {
     const local = await this.localUrl(url);
     if (!(await filesystemFor(local).exists(local))) {
       const remote = await this.findRemote(mirrorRelativeKey(url));
-      if (remote !== null) {
-        const info = await filesystemFor(remote).stat(remote);
-        if (info.type === 'directory') return { ...info, url: `${SCHEME}${mirrorRelativeKey(url)}` };
-      }
+      if (remote !== null && remote.type === 'directory') return { ...remote, url: `${SCHEME}${mirrorRelativeKey(url)}` };
     }
     const resolved = await this.resolveUrl(url);
     const info = await filesystemFor(resolved).stat(resolved);

@@ -147,6 +147,22 @@ export function mirrorContract(name: string, open: () => Promise<MirrorFixture>)
       expect(await fs.exists('mirror://w/out.txt')).toBe(false);
     });
 
+    it('mirrors a directory by globbing <rel>/** and stat-ing each file inside mirrorBudget', async () => {
+      await using f = await open();
+      await put(f.remotes[0], 'tree/a.txt', 'aa');
+      await put(f.remotes[1], 'tree/sub/b.txt', 'bbb');
+      const { fs } = build(f);
+      expect(await fs.stat('mirror://tree/sub')).toMatchObject({ url: 'mirror://tree/sub', type: 'directory' });
+      await expect(fs.readText('mirror://tree/sub')).rejects.toMatchObject({ code: 'RIGGING_INVALID_ARGUMENT' });
+      const used = await mirrorBudget(1, async () => {
+        const files = await fs.glob('mirror://tree/**');
+        for (const u of files) await fs.stat(u);
+        return (await import('../../src/budget/mirror-budget.js')).currentMirrorBudget()?.bytesUsed;
+      });
+      expect(used).toBe(5);
+      expect(await filesystemFor(f.local).readText(prefixJoin(f.local, 'tree/sub/b.txt'))).toBe('bbb');
+    });
+
     it('rejects path traversal', async () => {
       await using f = await open();
       const { fs } = build(f);
