@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { fsError, mapFsErrors } from '../internal/fs-error.js';
+import { fsError, mapFsErrors, wrapFsError } from '../internal/fs-error.js';
 import { withLocalGuard } from '../locks/local-guard.js';
 import type { ByteRange, ConditionalFilesystem, FileInfo, RmOptions, VersionedBytes } from './filesystem.js';
 import { globWith } from './glob-pattern.js';
@@ -101,8 +101,9 @@ class LocalFilesystem implements ConditionalFilesystem {
       await stat(localPathOf(url));
       return true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-      return mapFsErrors(url, 'exists', () => Promise.reject(err));
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw wrapFsError(err, url, 'exists');
     }
   }
 

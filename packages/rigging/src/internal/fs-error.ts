@@ -50,10 +50,9 @@ const VERB: Record<RiggingErrorCode, string> = {
 };
 
 /**
- * Wraps whatever a storage call threw as a RiggingError with `path`/`operation` details.
- * RiggingErrors pass through unchanged; unknown failures keep their cause and become
- * RIGGING_UNAVAILABLE only when the mapping says so, otherwise RIGGING_INVALID_ARGUMENT is avoided
- * and the original error is rethrown.
+ * Wraps whatever a storage call threw as a RiggingError with `path`/`operation` details and the
+ * original as `cause`. RiggingErrors pass through unchanged; errors the mapping does not recognise are
+ * returned as they are.
  */
 export function wrapFsError(err: unknown, path: string, operation: string): unknown {
   if (RiggingError.is(err)) return err;
