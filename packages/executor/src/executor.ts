@@ -1,4 +1,5 @@
 import { leaseTimings, RiggingError } from '@marin/rigging';
+import { z } from 'zod';
 import type { LeaseTimings } from '@marin/rigging';
 import { ExecutorStep } from './dag/executor-step.js';
 import { InputName } from './dag/input-name.js';
@@ -43,7 +44,20 @@ export interface ExecutorOptions {
   description?: string | null;
   /** Where log lines go. @default lines on stderr (through the progress display during a run) */
   logger?: ExecutorLogger;
+  /**
+   * Executes step bodies inside the lease. The seam for remote (Fray) execution.
+   * @default new InlineStepRunner()
+   */
+  runner?: StepRunner;
 }
+
+const ExecutorOptionsSchema = z.object({
+  prefix: z.string().trim().min(1),
+  executorInfoBasePath: z.string().trim().min(1).nullish(),
+  description: z.string().nullish(),
+  logger: z.custom<ExecutorLogger>((v) => typeof v === 'object' && v !== null && typeof (v as ExecutorLogger).info === 'function' && typeof (v as ExecutorLogger).warn === 'function').optional(),
+  runner: z.custom<StepRunner>((v) => typeof v === 'object' && v !== null && typeof (v as StepRunner).run === 'function' && typeof (v as StepRunner).check === 'function').optional(),
+});
 
 /** One entry of `run()`'s step list: a step, a reference to one, or `null` (skipped). */
 export type StepEntry = ExecutorStep | InputName | null | undefined;
@@ -80,21 +94,26 @@ export class Executor {
   readonly description: string | null;
   private readonly graph: VersionGraph;
   private readonly logger: ExecutorLogger;
-  private readonly runner: StepRunner = new InlineStepRunner();
+  private readonly runner: StepRunner;
   private used = false;
   private infoPath: string | null = null;
   /** The active progress display; default log lines go through it so the live view is not torn. */
   private reporter: ProgressReporter | null = null;
 
   /**
-   * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty prefix.
+   * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty prefix or a malformed option.
    */
   constructor(options: ExecutorOptions) {
-    if (typeof options?.prefix !== 'string' || options.prefix.trim() === '') {
-      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'executor prefix must be a non-empty path or URL', {
-        details: { prefix: options?.prefix },
+    const parsed = ExecutorOptionsSchema.safeParse(options ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join('.') || 'options';
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `invalid executor option ${field}: ${issue?.message ?? 'malformed'}`, {
+        cause: parsed.error,
+        details: { field, issues: parsed.error.issues },
       });
     }
+    this.runner = options.runner ?? new InlineStepRunner();
     this.prefix = absolutePrefix(options.prefix);
     this.executorInfoBasePath = options.executorInfoBasePath ?? pathJoin(this.prefix, 'experiments');
     this.description = options.description ?? null;

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { ExecutorError } from '../errors.js';
 import { ProgressModeSchema } from '../main/cli-args.js';
 
+/** The default of `maxConcurrent` (Marin's pool size). */
+export const DEFAULT_MAX_CONCURRENT = 8;
+
 /** Options of `Executor.run()` and `Executor.explain()`. */
 export const RunOptionsSchema = z.object({
   /** Explain what would happen and write nothing. @default false */
@@ -11,7 +14,7 @@ export const RunOptionsSchema = z.object({
   /** Rerun steps whose last attempt FAILED. @default true */
   forceRunFailed: z.boolean().default(true),
   /** At most this many steps active at once (a step waiting on a lease is active). @default 8 */
-  maxConcurrent: z.number().nullish().transform((v) => v ?? 8),
+  maxConcurrent: z.number().nullish().transform((v) => v ?? DEFAULT_MAX_CONCURRENT),
   /** Progress display. @default 'auto' */
   progress: ProgressModeSchema.default('auto'),
 });
@@ -20,9 +23,6 @@ export const RunOptionsSchema = z.object({
 export type RunOptions = z.input<typeof RunOptionsSchema>;
 /** Resolved run options. */
 export type RunConfig = z.output<typeof RunOptionsSchema>;
-
-/** The default of `maxConcurrent`. */
-export const DEFAULT_MAX_CONCURRENT = 8;
 
 /**
  * Validates run options.

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { currentMirrorBudget } from '@marin/rigging';
 import { describe, expect, it } from 'vitest';
 import { Executor, ExecutorError, ExecutorStep, mirrored, thisOutputPath, versioned } from '@marin/executor';
-import type { StepContext } from '@marin/executor';
+import type { StepContext, StepRunner } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { infoOf, listTree, statusOf } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -335,6 +335,26 @@ describe('Executor.run()', () => {
     const err = await ex.run([a], plain).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'EXECUTOR_STEP_FAILED', cause: { code: 'EXECUTOR_STEP_FAILED', cause: { code: 'EXECUTOR_INVALID_ARGUMENT' } } });
     expect(await statusOf(ex.outputPaths.get(a)!)).toBeNull();
+  });
+
+  it('rejects an empty prefix with EXECUTOR_INVALID_ARGUMENT', () => {
+    expect(() => new Executor({ prefix: '  ' })).toThrow(expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT', details: expect.objectContaining({ field: 'prefix' }) }));
+  });
+
+  it('runs step bodies through an injected StepRunner inside the lease', async () => {
+    await using tmp = await makeTempDir();
+    const seen: { label: string; config: unknown; status: string | null }[] = [];
+    const runner: StepRunner = {
+      check: () => {},
+      run: async (inv) => {
+        seen.push({ label: inv.label, config: inv.config, status: await statusOf(inv.outputPath) });
+      },
+    };
+    const a = new ExecutorStep({ name: 'a', config: { n: versioned(1) }, fn: () => {}, resources: { cpu: 1 } });
+    const ex = new Executor({ prefix: tmp.path, logger: captureLogger(), runner });
+    await ex.run([a], plain);
+    expect(seen).toEqual([{ label: ex.label(a), config: { n: 1 }, status: 'RUNNING' }]);
+    expect(await statusOf(ex.outputPaths.get(a)!)).toBe('SUCCESS');
   });
 
   it('makes a relative prefix absolute', () => {
