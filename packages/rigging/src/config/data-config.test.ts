@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMPTY_DATA_CONFIG, loadDataConfig, parseDataConfig, resetDataConfigCache, withDataConfig } from './data-config.js';
+import { EMPTY_DATA_CONFIG, defaultClusterSearchDirs, loadDataConfig, parseDataConfig, resetDataConfigCache, withDataConfig } from './data-config.js';
 import { regionFromPrefix, regionFromZone } from './region.js';
 
 const YAML = `
@@ -103,5 +103,19 @@ describe('regions', () => {
       expect(regionFromPrefix('/tmp/marin')).toBeNull();
       expect(regionFromPrefix('s3://marin-us-east1/x')).toBeNull();
     });
+  });
+});
+
+describe('the bundled marin cluster config', () => {
+  it("holds Marin's regional buckets, europe-west4 as marin-eu-west4", () => {
+    const c = loadDataConfig({ cluster: 'marin', searchDirs: [defaultClusterSearchDirs()[2] ?? ''] });
+    expect(c.regionBuckets.map((b) => `${b.region}=${b.bucket}`)).toEqual([
+      'us-central1=marin-us-central1',
+      'us-central2=marin-us-central2',
+      'us-east1=marin-us-east1',
+      'us-east5=marin-us-east5',
+      'us-west4=marin-us-west4',
+      'europe-west4=marin-eu-west4',
+    ]);
   });
 });
