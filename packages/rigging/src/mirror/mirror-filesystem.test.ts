@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { filesystemContract } from '../../test/contracts/filesystem.contract.js';
 import { mirrorContract } from '../../test/contracts/mirror.contract.js';
 import { parseDataConfig, withDataConfig } from '../config/data-config.js';
 import { filesystemFor } from '../fs/registry.js';
@@ -23,6 +24,15 @@ mirrorContract('memory prefixes', async () => {
 });
 
 afterEach(() => setDefaultMirrorFilesystem(undefined));
+
+// Writes and reads through mirror:// behave like any Filesystem (everything lands locally).
+let m = 0;
+filesystemContract('mirror:// over a local directory', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'rigging-mirror-fs-'));
+  const fs = createMirrorFilesystem({ localPrefix: dir, remotePrefixes: [`memory://mirror-contract-remote-${++m}`] });
+  setDefaultMirrorFilesystem(fs); // cross-backend copies into mirror:// resolve through the default
+  return { fs, root: `mirror://t${m}`, [Symbol.asyncDispose]: () => rm(dir, { recursive: true, force: true }) };
+});
 
 describe('mirror defaults', () => {
   it('scans no remote for a non-gs:// local prefix', async () => {
