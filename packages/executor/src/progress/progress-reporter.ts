@@ -155,7 +155,7 @@ class LiveProgress implements ProgressReporter {
 
   private draw(): void {
     this.lastDraw = this.now();
-    const width = Math.max(20, (this.stream.columns ?? 100) - 1);
+    const width = Math.max(20, (this.stream.columns || 100) - 1);
     const cut = (s: string): string => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
     let out = this.clearBlock();
     for (const line of this.permanent.splice(0)) out += `${line}\n`;

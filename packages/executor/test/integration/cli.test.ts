@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExecutorStep, executorMain } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { fixturePath, runFixture } from '../helpers/fixture-process.js';
+import { fixturePath, PACKAGE_DIR, runFixture } from '../helpers/fixture-process.js';
 import { listTree } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -67,6 +67,28 @@ describe('executorMain() as a process', () => {
     expect(lines.filter((l) => /^\[executor\] cli\/a-[0-9a-f]{6}: (queued|running|succeeded)$/.test(l))).toHaveLength(3);
     expect(lines).toContain('2 steps: 2 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)');
     expect(r.stderr).not.toContain('\x1b[');
+  });
+
+  it('shows the live view on a TTY when CI is unset (auto mode)', async () => {
+    await using tmp = await makeTempDir();
+    // util-linux `script` runs the fixture on a pseudo-terminal, so stderr.isTTY is true.
+    const { spawn } = await import('node:child_process');
+    const command = [process.execPath, '--conditions=@marin/source', '--import', 'tsx', fixturePath('two-steps.ts'), '--prefix', tmp.path]
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const env = { ...process.env };
+    delete env['CI'];
+    const output = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: PACKAGE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (text += d));
+      child.on('exit', (code) => resolve({ code, text }));
+    });
+    expect(output.code, output.text).toBe(0);
+    expect(output.text).toContain('\x1b[');
+    expect(output.text).toContain('2 steps: 2 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)');
+    expect(output.text).not.toMatch(/^\[executor\] cli\/a-[0-9a-f]{6}: queued/m);
   });
 
   it('forces the live view with --progress live', async () => {
