@@ -15,6 +15,7 @@ import { Attempt } from './attempt.js';
 import type { AttemptContext } from './attempt.js';
 import { AttemptTable } from './attempt-table.js';
 import { ControllerLink } from './controller-link.js';
+import { probeGpus } from './gpu-probe.js';
 import { LogShipper } from './log-shipper.js';
 import { RunningRecords } from './running-records.js';
 import { attributesToWire, parseAttributeList, workerDevice } from './worker-attributes.js';
@@ -71,6 +72,10 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     attributes: { ...envAttributes, ...parsed.data.attributes },
     authToken: parsed.data.authToken ?? nonEmpty(process.env['IRIS_AUTH_TOKEN']),
   };
+  if (config.tpu === undefined && config.gpu === undefined && config.probeGpus) {
+    const found = await probeGpus();
+    if (found !== null) config.gpu = found;
+  }
   const device = workerDevice(config);
   await mkdir(config.cacheDir, { recursive: true });
   const daemon = new WorkerDaemon(config, device);

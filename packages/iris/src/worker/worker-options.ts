@@ -37,6 +37,8 @@ export const WorkerOptionsSchema = z.object({
     .optional(),
   /** Advertise GPUs: canonical lower-case variant (`h100`) and count. */
   gpu: z.object({ variant: z.string().min(1), count: z.number().int().positive() }).optional(),
+  /** Probe `nvidia-smi` for GPUs when neither `tpu` nor `gpu` is given. @default true */
+  probeGpus: z.boolean().default(true),
   /** Variables every task gets (`--task-env K=V`); `IRIS_*` keys are ignored. @default {} */
   taskEnv: z.record(z.string().min(1), z.string()).default({}),
   /** Shared token: sent to the controller and required from it. @default `IRIS_AUTH_TOKEN` */

@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskState } from '../../src/gen/iris/v1/types.js';
+import { probeGpus } from '../../src/worker/gpu-probe.js';
 import { startWorker } from '../../src/worker/worker-daemon.js';
 import type { WorkerHandle } from '../../src/worker/worker-daemon.js';
 import { runSpec, runWithSpec, startFakeController } from '../helpers/worker-fake-controller.js';
@@ -64,6 +65,28 @@ describe('simulated TPU workers', () => {
       expect(seen).toEqual([0, 1, 2, 3].map((i) => `slice-a ${i} ${hosts.join(',')} v5litepod-16 ${i}`));
     } finally {
       await Promise.all(workers.map((w) => w.close()));
+    }
+  });
+});
+
+describe('GPU workers', () => {
+  it('probe nvidia-smi and advertise the canonical variant and count', async () => {
+    const bin = join(dir, 'bin');
+    await mkdir(bin);
+    await writeFile(join(bin, 'nvidia-smi'), '#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\necho "NVIDIA H100 80GB HBM3"\n');
+    await chmod(join(bin, 'nvidia-smi'), 0o755);
+    expect(await probeGpus('nvidia-smi', { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` })).toEqual({ variant: 'h100', count: 2 });
+    expect(await probeGpus(join(dir, 'no-such-tool'))).toBeNull();
+    const savedPath = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${savedPath ?? ''}`;
+    try {
+      await using controller = await startFakeController();
+      await using worker = await startWorker({ controllerAddress: controller.address, workerId: 'gpu-0', cacheDir: join(dir, 'gpu'), registerRetryInitialMs: 50 });
+      await worker.waitForRegistration();
+      expect(worker.attributes).toMatchObject({ 'device-type': 'gpu', 'device-variant': 'h100', 'gpu-count': 2 });
+      expect(controller.registrations[0]?.metadata?.device).toEqual({ kind: { $case: 'gpu', value: { variant: 'h100', count: 2 } } });
+    } finally {
+      process.env['PATH'] = savedPath;
     }
   });
 });
