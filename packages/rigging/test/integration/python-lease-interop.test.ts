@@ -33,7 +33,7 @@ describe('lease bytes versus Python json.dumps', () => {
       expect(formatLease(w, t)).toBe(expected[i]);
       expect(parseLease(expected[i] ?? '')).toEqual({ workerId: w, timestamp: t });
     });
-    const { stdout } = await run('python3', ['-c', `import json; d = json.loads(${JSON.stringify(formatLease("w", 1.5))}); print(d["worker_id"], d["timestamp"])`]);
+    const { stdout } = await run('python3', ['-c', `import json; d = json.loads(${JSON.stringify(formatLease('w', 1.5))}); print(d["worker_id"], d["timestamp"])`]);
     expect(stdout.trim()).toBe('w 1.5');
   });
 });
