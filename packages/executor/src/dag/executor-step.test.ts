@@ -1,3 +1,4 @@
+import { remote } from '@marin/fray';
 import { describe, expect, it } from 'vitest';
 import { ExecutorStep } from './executor-step.js';
 import { InputName } from './input-name.js';
@@ -40,6 +41,12 @@ describe('ExecutorStep', () => {
     expect(() => new ExecutorStep({ name, fn: null, config: {} })).toThrow(
       expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT' }),
     );
+  });
+
+  it('accepts a Fray RemoteCallable as fn', () => {
+    const tokenize = remote((config: { n: number }) => config.n);
+    const step = new ExecutorStep({ name: 'tok', fn: tokenize, config: { n: 1 } });
+    expect(step.fn).toBe(tokenize);
   });
 
   it('rejects a non-function fn and a non-string override', () => {

@@ -1,16 +1,23 @@
+import { RemoteCallable } from '@marin/fray';
 import { ExecutorError } from '../errors.js';
 import { InputName } from './input-name.js';
 import type { StepFn } from './types.js';
+
+/**
+ * A Fray `RemoteCallable` of any argument list: the executor passes the step's resolved config as its
+ * one argument (`RemoteCallable<never>` accepts every `RemoteCallable<[T]>`).
+ */
+export type StepRemoteCallable = RemoteCallable<never>;
 
 /** Constructor options of {@link ExecutorStep}. */
 export interface ExecutorStepOptions<TConfig> {
   /** Step name; may contain `/` (nested directories). Must be non-empty and must not start with `/`. */
   name: string;
   /**
-   * The function to run, or `null` for a step that is only ever found already complete.
-   * A Fray `RemoteCallable` joins this union once Fray provides it; the executor tells the two apart.
+   * The function to run inline, a Fray `RemoteCallable` (from `remote(fn, { resources })`) to run it
+   * as a Fray job, or `null` for a step that is only ever found already complete.
    */
-  fn: StepFn<TConfig> | null;
+  fn: StepFn<TConfig> | StepRemoteCallable | null;
   /** The config: records, `Map`s, arrays and placeholders (`versioned`, `outputPathOf`, …). */
   config: TConfig;
   /** Free-text description (never versioned). @default null */
@@ -37,8 +44,8 @@ export interface ExecutorStepOptions<TConfig> {
 export class ExecutorStep<TConfig = unknown> {
   /** Step name; may contain `/`. */
   readonly name: string;
-  /** The function to run, or `null`. */
-  readonly fn: StepFn<TConfig> | null;
+  /** The function to run inline, a Fray `RemoteCallable`, or `null`. */
+  readonly fn: StepFn<TConfig> | StepRemoteCallable | null;
   /** The raw config, placeholders included. */
   readonly config: TConfig;
   /** Free-text description, or `null`. */
@@ -50,7 +57,7 @@ export class ExecutorStep<TConfig = unknown> {
 
   /**
    * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty name, a name starting with `/`,
-   *   a non-function `fn`, or a non-string `description` / `overrideOutputPath`.
+   *   an `fn` that is neither a function nor a `RemoteCallable`, or a non-string `description` / `overrideOutputPath`.
    */
   constructor(options: ExecutorStepOptions<TConfig>) {
     const { name, fn, config } = options;
@@ -61,8 +68,8 @@ export class ExecutorStep<TConfig = unknown> {
         { details: { name } },
       );
     }
-    if (fn !== null && typeof fn !== 'function') {
-      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": fn must be a function or null`, {
+    if (fn !== null && typeof fn !== 'function' && !(fn instanceof RemoteCallable)) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": fn must be a function, a RemoteCallable or null`, {
         details: { name },
       });
     }

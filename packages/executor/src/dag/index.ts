@@ -1,5 +1,5 @@
 export { ExecutorStep } from './executor-step.js';
-export type { ExecutorStepOptions } from './executor-step.js';
+export type { ExecutorStepOptions, StepRemoteCallable } from './executor-step.js';
 export type { StepContext, StepFn } from './types.js';
 export { InputName } from './input-name.js';
 export { OutputName, THIS_OUTPUT_PATH, thisOutputPath } from './output-name.js';

@@ -37,7 +37,9 @@ describe('Resolved<C>', () => {
     const graph = new VersionGraph({ prefix: '/p', logger: silentLogger });
     graph.computeVersion(stats, false);
     const resolved = graph.configs.get(stats) as Resolved<typeof stats.config>;
-    await stats.fn?.(resolved, { name: stats.name, outputPath: graph.outputPaths.get(stats) as string, signal: new AbortController().signal });
+    const fn = stats.fn;
+    if (typeof fn !== 'function') throw new Error('stats.fn is a plain function');
+    await fn(resolved, { name: stats.name, outputPath: graph.outputPaths.get(stats) as string, signal: new AbortController().signal });
     expect(seen).toEqual([
       {
         input_path: '/p/data-0330fe',
