@@ -11,3 +11,5 @@ export type { ExitStatus } from './exit-status.js';
 export type { ResourceUsage } from './resource-usage.js';
 export { parseAttributeList, workerDevice, attributesToWire } from './worker-attributes.js';
 export type { WorkerDevice } from './worker-attributes.js';
+export { probeGpus } from './gpu-probe.js';
+export type { ProbedGpus } from './gpu-probe.js';
