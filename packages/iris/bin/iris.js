@@ -10,4 +10,7 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(2);
 }
 const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+// Lingering sockets must not keep a finished command alive; unref'd, so a clean exit is not delayed.
+setTimeout(() => process.exit(code), 2000).unref();

@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createIrisClient } from '../client/iris-client.js';
+import { formatBytes } from '../client/sizes.js';
+import { IrisError } from '../errors.js';
+import { startLocalCluster } from '../local-cluster/local-cluster.js';
+import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController } from './cli-context.js';
+import type { CliIo } from './cli-context.js';
+import { formatTable } from './cli-format.js';
+import { parseNumberFlag } from './cli-options.js';
+
+/** Flags of `iris cluster start`. */
+export interface ClusterStartFlags {
+  local?: boolean;
+  workers: string;
+  simulateTpu: string[];
+  stateDir?: string;
+  port: string;
+  fresh?: boolean;
+  detach?: boolean;
+}
+
+function parseSimulateTpu(values: readonly string[]): { variant: string; slices: number }[] {
+  return values.map((v) => {
+    const [variant = '', count] = v.split(':');
+    return { variant: getTpuTopology(variant).name, slices: count === undefined ? 1 : parseNumberFlag('--simulate-tpu', count, true) };
+  });
+}
+
+/** Resolves when SIGINT or SIGTERM arrives (or `signal` aborts). */
+function untilSignal(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * `iris cluster start --local`: keeps a local cluster (state in `$IRIS_HOME/local`), records it in
+ * `$IRIS_HOME/local-cluster.json`, runs in the foreground until SIGINT/SIGTERM unless `--detach`.
+ */
+export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, signal: AbortSignal, argv: readonly string[]): Promise<number> {
+  if (!flags.local) throw new IrisError('IRIS_INVALID_ARGUMENT', 'only local clusters can be started here; pass --local');
+  const existing = readLocalClusterRecord(io.env);
+  if (existing && (await controllerAnswers(existing.address, existing.authToken))) {
+    throw new IrisError('IRIS_FAILED_PRECONDITION', `a local cluster is already running at ${existing.address} (pid ${existing.pid}); stop it with \`iris cluster stop\``);
+  }
+  const workers = parseNumberFlag('--workers', flags.workers, true);
+  const simulateTpu = parseSimulateTpu(flags.simulateTpu);
+  const port = parseNumberFlag('--port', flags.port, true);
+  if (flags.detach) return detach(io, argv);
+  const stateDir = flags.stateDir ?? join(irisHome(io.env), 'local');
+  const cluster = await startLocalCluster({
+    workers,
+    simulateTpu,
+    stateDir,
+    cacheDir: join(stateDir, 'workers'),
+    port,
+    fresh: flags.fresh ?? false,
+    authToken: io.env['IRIS_AUTH_TOKEN'] || undefined,
+  });
+  mkdirSync(irisHome(io.env), { recursive: true });
+  const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now() };
+  writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
+  io.stdout(`iris local cluster at ${cluster.address} (${cluster.workers.length} workers, state in ${stateDir})\n`);
+  try {
+    await untilSignal(signal);
+  } finally {
+    const current = readLocalClusterRecord(io.env);
+    if (current?.pid === process.pid) rmSync(localClusterRecordPath(io.env), { force: true });
+    await cluster.close();
+  }
+  return 0;
+}
+
+async function detach(io: CliIo, argv: readonly string[]): Promise<number> {
+  const args = argv.filter((a) => a !== '--detach');
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] ?? '', ...args], {
+    detached: true,
+    stdio: 'ignore',
+    env: io.env,
+  });
+  child.unref();
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    const record = readLocalClusterRecord(io.env);
+    if (record !== undefined && record.pid === child.pid && (await controllerAnswers(record.address, record.authToken))) {
+      io.stdout(`iris local cluster at ${record.address} (pid ${record.pid})\n`);
+      return 0;
+    }
+    if (child.exitCode !== null) break;
+  }
+  throw new IrisError('IRIS_UNAVAILABLE', 'the detached local cluster did not come up');
+}
+
+/** `iris cluster status [--json]`: address, version, job counts, workers with free capacity. */
+export async function clusterStatusCommand(flags: { controller?: string; json?: boolean }, io: CliIo): Promise<number> {
+  const resolved = await requireController(flags.controller, io.env);
+  const client = createIrisClient({ address: resolved.address, token: resolved.token });
+  try {
+    const status = await client.clusterStatus();
+    const workers = await client.listWorkers();
+    if (flags.json) {
+      io.stdout(`${JSON.stringify({ address: resolved.address, ...status, workers }, null, 2)}\n`);
+      return 0;
+    }
+    const counts = Object.entries(status.jobCounts).map(([k, v]) => `${k}=${v}`).join(' ') || 'none';
+    io.stdout(`controller ${resolved.address} version ${status.version}, up since ${new Date(status.startedAtMs).toISOString()}\njobs: ${counts}\n`);
+    const rows = workers.map((w) => [
+      w.workerId,
+      w.address,
+      w.healthy ? 'healthy' : 'unreachable',
+      `${w.free.cpuMillicores / 1000}/${w.capacity.cpuMillicores / 1000}`,
+      `${formatBytes(w.free.memoryBytes)}/${formatBytes(w.capacity.memoryBytes)}`,
+      w.capacity.tpuChips > 0 ? `${w.free.tpuChips}/${w.capacity.tpuChips}` : '-',
+      String(w.runningAttempts),
+      String(w.attributes['device-variant'] ?? w.attributes['device-type'] ?? ''),
+    ]);
+    io.stdout(`${formatTable(['WORKER', 'ADDRESS', 'HEALTH', 'FREE CPU', 'FREE MEMORY', 'FREE TPU', 'ATTEMPTS', 'DEVICE'], rows)}\n`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+/** `iris cluster stop`: SIGTERM the recorded local cluster, wait for it to exit, remove the record. */
+export async function clusterStopCommand(io: CliIo): Promise<number> {
+  const record = readLocalClusterRecord(io.env);
+  if (!record) throw new IrisError('IRIS_NOT_FOUND', `no local cluster recorded in ${localClusterRecordPath(io.env)}`);
+  const alive = () => {
+    try {
+      process.kill(record.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) process.kill(record.pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `local cluster pid ${record.pid} did not exit within 30 s`);
+  rmSync(localClusterRecordPath(io.env), { force: true });
+  io.stdout(`stopped local cluster at ${record.address}\n`);
+  return 0;
+}

@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { startController } from '../controller/controller.js';
+import { parseSize } from '../client/sizes.js';
+import { IrisError } from '../errors.js';
+import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { parseAttributeList } from '../worker/worker-attributes.js';
+import { startWorker } from '../worker/worker-daemon.js';
+import type { CliIo } from './cli-context.js';
+import { parseEnvFlags, parseGpuSpec, parseNumberFlag } from './cli-options.js';
+
+function untilSignal(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** Flags of `iris worker start`. */
+export interface WorkerStartFlags {
+  controller?: string;
+  port: string;
+  workerId?: string;
+  attributes?: string;
+  tpu?: string;
+  tpuName?: string;
+  tpuWorkerId?: string;
+  gpu?: string;
+  cpu?: string;
+  memory?: string;
+  disk?: string;
+  cacheDir?: string;
+  taskEnv: string[];
+}
+
+/** `iris worker start`: a worker daemon in the foreground until SIGINT/SIGTERM (which stops its tasks). */
+export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, signal: AbortSignal): Promise<number> {
+  const controllerAddress = flags.controller ?? io.env['IRIS_CONTROLLER_ADDRESS'];
+  if (!controllerAddress) throw new IrisError('IRIS_INVALID_ARGUMENT', 'worker start needs --controller or IRIS_CONTROLLER_ADDRESS');
+  if (flags.tpu && (flags.tpuName === undefined || flags.tpuWorkerId === undefined)) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', '--tpu needs --tpu-name and --tpu-worker-id');
+  }
+  const worker = await startWorker({
+    controllerAddress,
+    port: parseNumberFlag('--port', flags.port, true),
+    ...(flags.workerId ? { workerId: flags.workerId } : {}),
+    cacheDir: flags.cacheDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'worker'),
+    attributes: parseAttributeList(flags.attributes ?? ''),
+    ...(flags.cpu ? { cpuMillicores: Math.round(parseNumberFlag('--cpu', flags.cpu) * 1000) } : {}),
+    ...(flags.memory ? { memoryBytes: parseSize(flags.memory, '--memory') } : {}),
+    ...(flags.disk ? { diskBytes: parseSize(flags.disk, '--disk') } : {}),
+    ...(flags.tpu ? { tpu: { variant: getTpuTopology(flags.tpu).name, name: flags.tpuName!, workerId: parseNumberFlag('--tpu-worker-id', flags.tpuWorkerId!, true) } } : {}),
+    ...(flags.gpu ? { gpu: parseGpuSpec(flags.gpu) } : {}),
+    taskEnv: parseEnvFlags(flags.taskEnv, io.env),
+    ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),
+  });
+  io.stdout(`iris worker ${worker.workerId} at ${worker.address}, controller ${controllerAddress}\n`);
+  try {
+    await untilSignal(signal);
+  } finally {
+    await worker.close();
+  }
+  return 0;
+}
+
+/** `iris controller serve [--bind HOST:PORT] [--state-dir D] [--fresh]`. */
+export async function controllerServeCommand(flags: { bind: string; stateDir?: string; fresh?: boolean }, io: CliIo, signal: AbortSignal): Promise<number> {
+  const controller = await startController({
+    bind: flags.bind,
+    stateDir: flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller'),
+    fresh: flags.fresh ?? false,
+    ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),
+    warn: (m) => io.stderr(`[iris controller] ${m}\n`),
+  });
+  io.stdout(`iris controller at ${controller.address}\n`);
+  try {
+    await untilSignal(signal);
+  } finally {
+    await controller.close();
+  }
+  return 0;
+}

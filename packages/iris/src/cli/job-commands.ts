@@ -1,0 +1,102 @@
+import { createIrisClient } from '../client/iris-client.js';
+import type { JobState } from '../client/job-types.js';
+import { IrisError } from '../errors.js';
+import { requireController } from './cli-context.js';
+import type { CliIo } from './cli-context.js';
+import { formatJobSummary, formatLogLine, formatTable, jobListRow } from './cli-format.js';
+import { parseNumberFlag } from './cli-options.js';
+
+const LEVELS: Readonly<Record<string, number>> = { debug: 10, info: 20, warn: 30, warning: 30, error: 40, critical: 50 };
+const STATES = new Set<JobState>(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE']);
+
+async function withClient<T>(controller: string | undefined, io: CliIo, fn: (c: ReturnType<typeof createIrisClient>) => Promise<T>): Promise<T> {
+  const resolved = await requireController(controller, io.env);
+  const client = createIrisClient({ address: resolved.address, token: resolved.token });
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** `iris job list [--state S] [--prefix P] [--json]`. */
+export async function jobListCommand(flags: { controller?: string; state?: string; prefix?: string; json?: boolean }, io: CliIo): Promise<number> {
+  const state = flags.state?.toUpperCase() as JobState | undefined;
+  if (state !== undefined && !STATES.has(state)) throw new IrisError('IRIS_INVALID_ARGUMENT', `--state "${flags.state}": expected one of ${[...STATES].join(', ')}`);
+  return withClient(flags.controller, io, async (c) => {
+    const jobs = await c.listJobs({ prefix: flags.prefix, states: state ? [state] : [], limit: 500 });
+    if (flags.json) io.stdout(`${JSON.stringify(jobs, null, 2)}\n`);
+    else io.stdout(`${formatTable(['JOB ID', 'STATE', 'TASKS', 'RESOURCES', 'SUBMITTED', 'REASON'], jobs.map(jobListRow))}\n`);
+    return 0;
+  });
+}
+
+/** Flags of `iris job logs`. */
+export interface JobLogsFlags {
+  controller?: string;
+  follow?: boolean;
+  sinceSeconds?: string;
+  tail?: string;
+  grep?: string;
+  level?: string;
+  attempt?: string;
+  children: boolean;
+}
+
+/** `iris job logs JOB [-f] [--since-seconds N] [--tail N] [--grep S] [--level L] [--attempt N] [--no-children]`. */
+export async function jobLogsCommand(jobId: string, flags: JobLogsFlags, io: CliIo, signal: AbortSignal): Promise<number> {
+  const minLevel = flags.level === undefined ? 0 : LEVELS[flags.level.toLowerCase()];
+  if (minLevel === undefined) throw new IrisError('IRIS_INVALID_ARGUMENT', `--level "${flags.level}": expected debug, info, warning, error or critical`);
+  const query = {
+    jobId,
+    includeChildren: flags.children,
+    sinceMs: flags.sinceSeconds === undefined ? 0 : Date.now() - parseNumberFlag('--since-seconds', flags.sinceSeconds) * 1000,
+    ...(flags.tail === undefined ? {} : { tail: true, maxLines: parseNumberFlag('--tail', flags.tail, true) }),
+    substring: flags.grep ?? '',
+    minLevel,
+    ...(flags.attempt === undefined ? {} : { attemptId: parseNumberFlag('--attempt', flags.attempt, true) }),
+  };
+  const print = (e: Parameters<typeof formatLogLine>[1]) => (e.source === 'stderr' ? io.stderr : io.stdout)(`${formatLogLine(jobId, e)}\n`);
+  return withClient(flags.controller, io, async (c) => {
+    await c.getJob(jobId);
+    if (flags.follow) {
+      try {
+        for await (const ev of c.followLogs(query, { signal })) {
+          ev.entries.forEach(print);
+          if (ev.done) break;
+        }
+      } catch (e) {
+        if (!signal.aborted) throw e;
+        return 130;
+      }
+      return 0;
+    }
+    let cursor = '';
+    for (;;) {
+      const page = await c.fetchLogs({ ...query, cursor });
+      page.entries.forEach(print);
+      cursor = page.cursor;
+      if (!page.truncated || query.tail) return 0;
+    }
+  });
+}
+
+/** `iris job stop JOB... [--no-include-children]`. */
+export async function jobStopCommand(jobIds: readonly string[], flags: { controller?: string; includeChildren: boolean }, io: CliIo): Promise<number> {
+  return withClient(flags.controller, io, async (c) => {
+    for (const id of jobIds) {
+      await c.terminateJob(id, { includeChildren: flags.includeChildren });
+      io.stdout(`stopped ${id}\n`);
+    }
+    return 0;
+  });
+}
+
+/** `iris job summary JOB [--json]`. */
+export async function jobSummaryCommand(jobId: string, flags: { controller?: string; json?: boolean }, io: CliIo): Promise<number> {
+  return withClient(flags.controller, io, async (c) => {
+    const job = await c.getJob(jobId, { includeTasks: true });
+    io.stdout(flags.json ? `${JSON.stringify(job, null, 2)}\n` : `${formatJobSummary(job)}\n`);
+    return 0;
+  });
+}

@@ -1,0 +1,175 @@
+import { createIrisClient } from '../client/iris-client.js';
+import type { IrisClient } from '../client/iris-client.js';
+import type { JobSpec } from '../client/job-spec.js';
+import type { JobInfo } from '../client/job-types.js';
+import { TERMINAL_JOB_STATES } from '../client/job-types.js';
+import { IrisError } from '../errors.js';
+import { startLocalCluster } from '../local-cluster/local-cluster.js';
+import type { LocalClusterHandle } from '../local-cluster/local-cluster.js';
+import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { buildSetupCommands } from '../bundle/setup-commands.js';
+import { resolveController } from './cli-context.js';
+import type { CliIo } from './cli-context.js';
+import { formatLogLine } from './cli-format.js';
+import { defaultJobName, parseEnvFlags, parseGpuSpec, parseNumberFlag } from './cli-options.js';
+
+/** Flags of `iris job run` (§14.1), as commander hands them over. */
+export interface JobRunFlags {
+  controller?: string;
+  cpu: string;
+  memory: string;
+  disk: string;
+  tpu?: string;
+  gpu?: string;
+  replicas?: string;
+  maxRetries: string;
+  timeout: string;
+  env: string[];
+  extra: string[];
+  region: string[];
+  zone?: string;
+  jobName?: string;
+  user?: string;
+  wait: boolean;
+  terminateOnExit: boolean;
+}
+
+/** Builds the job spec of `iris job run` from its flags and command. */
+export function jobRunSpec(flags: JobRunFlags, command: readonly string[], env: NodeJS.ProcessEnv): JobSpec {
+  const gpu = flags.gpu ? parseGpuSpec(flags.gpu) : undefined;
+  const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
+  const constraints: NonNullable<JobSpec['constraints']> = [];
+  if (flags.region.length === 1) constraints.push({ key: 'region', op: 'EQ', value: flags.region[0] });
+  if (flags.region.length > 1) constraints.push({ key: 'region', op: 'IN', values: flags.region });
+  if (flags.zone) constraints.push({ key: 'zone', op: 'EQ', value: flags.zone });
+  return {
+    name: flags.jobName ?? defaultJobName(command),
+    ...(flags.user ? { user: flags.user } : {}),
+    command: [...command],
+    resources: {
+      cpu: parseNumberFlag('--cpu', flags.cpu),
+      memory: flags.memory,
+      disk: flags.disk,
+      ...(tpu ? { device: { kind: 'tpu' as const, variant: tpu.name } } : gpu ? { device: { kind: 'gpu' as const, ...gpu } } : {}),
+    },
+    replicas: flags.replicas === undefined ? 0 : parseNumberFlag('--replicas', flags.replicas, true),
+    maxRetriesFailure: parseNumberFlag('--max-retries', flags.maxRetries, true),
+    timeoutMs: Math.round(parseNumberFlag('--timeout', flags.timeout) * 1000),
+    env: parseEnvFlags(flags.env, env),
+    dependencyGroups: flags.extra,
+    constraints,
+    submitArgv: ['iris', 'job', 'run', '--', ...command],
+  };
+}
+
+/**
+ * `iris job run`: submits, streams logs, returns 0 on SUCCEEDED, 1 otherwise, 130 on Ctrl-C. With
+ * no controller configured it starts an embedded ephemeral cluster and runs the job in place.
+ */
+export async function runJobCommand(flags: JobRunFlags, command: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
+  const spec = jobRunSpec(flags, command, io.env);
+  const inTask = Boolean(io.env['IRIS_TASK_ID']);
+  const resolved = await resolveController(flags.controller, io.env);
+  let cluster: LocalClusterHandle | undefined;
+  let client: IrisClient;
+  let bundle: 'workspace' | null | undefined;
+  if (resolved) {
+    client = createIrisClient({ address: resolved.address, token: resolved.token });
+    if (resolved.source === 'local' && !inTask) {
+      spec.inPlaceWorkdir = process.cwd();
+      bundle = null;
+    } else if (!inTask) {
+      bundle = 'workspace';
+      spec.entrypoint = { run: spec.command!, setup: buildSetupCommands({ bundleRoot: process.cwd(), dependencyGroups: spec.dependencyGroups ?? [] }) };
+      delete spec.command;
+    }
+  } else {
+    if (!flags.wait) {
+      io.stderr('iris: --no-wait needs a running controller (the embedded cluster stops when this command exits)\n');
+      return 2;
+    }
+    const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
+    if (tpu) io.stderr(`iris: starting an embedded cluster with one simulated ${tpu.name} slice (${tpu.vmCount} workers)\n`);
+    cluster = await startLocalCluster({ workers: 1, simulateTpu: tpu ? [{ variant: tpu.name, slices: 1 }] : [], termTimeoutMs: 2000 });
+    client = cluster.client();
+    spec.inPlaceWorkdir = process.cwd();
+    bundle = null;
+  }
+  try {
+    const jobId = await client.launchJob(spec, { bundle });
+    io.stdout(`${jobId}\n`);
+    if (!flags.wait) return 0;
+    return await followToEnd(client, jobId, io, signal, { terminateOnExit: flags.terminateOnExit, failFastUnschedulable: cluster !== undefined || resolved?.source === 'local' });
+  } finally {
+    await client.close();
+    await cluster?.close();
+  }
+}
+
+async function followToEnd(
+  client: IrisClient,
+  jobId: string,
+  io: CliIo,
+  signal: AbortSignal,
+  opts: { terminateOnExit: boolean; failFastUnschedulable: boolean },
+): Promise<number> {
+  const stop = new AbortController();
+  let interrupted = false;
+  let unschedulable: JobInfo | undefined;
+  const onInterrupt = () => {
+    interrupted = true;
+    stop.abort();
+  };
+  signal.addEventListener('abort', onInterrupt, { once: true });
+  // Watch the first scheduling passes: an impossible job on an embedded cluster would wait forever.
+  const watcher = opts.failFastUnschedulable
+    ? (async () => {
+        while (!stop.signal.aborted) {
+          await new Promise((r) => setTimeout(r, 250));
+          if (stop.signal.aborted) return;
+          const job = await client.getJob(jobId).catch(() => undefined);
+          if (job && job.state === 'PENDING' && !job.canBeScheduled) {
+            unschedulable = job;
+            stop.abort();
+            return;
+          }
+          if (job && job.state !== 'PENDING') return;
+        }
+      })()
+    : Promise.resolve();
+  try {
+    for await (const ev of client.followLogs({ jobId }, { signal: stop.signal })) {
+      for (const e of ev.entries) {
+        const line = `${formatLogLine(jobId, e)}\n`;
+        if (e.source === 'stderr') io.stderr(line);
+        else io.stdout(line);
+      }
+      if (ev.done) break;
+    }
+  } catch (e) {
+    if (!stop.signal.aborted) throw e;
+  } finally {
+    stop.abort();
+    signal.removeEventListener('abort', onInterrupt);
+    await watcher;
+  }
+  if (interrupted) {
+    if (opts.terminateOnExit) {
+      await client.terminateJob(jobId, { includeChildren: true });
+      await client.waitForJob(jobId, { timeoutMs: 30_000 }).catch(() => undefined);
+      io.stderr(`iris: interrupted; job ${jobId} and its children were stopped\n`);
+    } else {
+      io.stderr(`iris: detached; job ${jobId} keeps running (stop it with \`iris job stop ${jobId}\`)\n`);
+    }
+    return 130;
+  }
+  if (unschedulable) {
+    io.stderr(`iris: job ${jobId} cannot be scheduled: ${unschedulable.pendingReason}\n`);
+    await client.terminateJob(jobId).catch(() => undefined);
+    return 1;
+  }
+  const job = await client.getJob(jobId, { includeTasks: true });
+  if (!TERMINAL_JOB_STATES.has(job.state)) throw new IrisError('IRIS_INTERNAL', `log stream of ${jobId} ended while the job is ${job.state}`);
+  io.stdout(`${jobId} ${job.state}${job.error ? `: ${job.error}` : ''}\n`);
+  return job.state === 'SUCCEEDED' ? 0 : 1;
+}
