@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { credentials, status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WorkerServiceClient } from '../../src/gen/iris/v1/worker.js';
 import { LogSource, StopReason, TaskState } from '../../src/gen/iris/v1/types.js';
 import type { AttemptObservation } from '../../src/gen/iris/v1/worker.js';
 import { startWorker } from '../../src/worker/worker-daemon.js';
@@ -280,5 +282,34 @@ describe('worker daemon: reconcile', () => {
       if (saved === undefined) delete process.env['IRIS_WORKER_ATTRIBUTES'];
       else process.env['IRIS_WORKER_ATTRIBUTES'] = saved;
     }
+  });
+
+  it('reports the resource usage of a running attempt sampled from /proc', async () => {
+    await using controller = await startFakeController();
+    await using worker = await startWorker(workerOptions(controller.address, { usageIntervalMs: 100 }));
+    await worker.waitForRegistration();
+    const spec = runSpec([NODE, '-e', 'globalThis.keep = Buffer.alloc(48 * 1024 * 1024, 1); setInterval(() => {}, 1000)']);
+    const [obs] = await controller.reconcileUntil(
+      'w-1',
+      [runWithSpec(spec)],
+      (o) => o[0]?.state === TaskState.TASK_STATE_RUNNING && (o[0].usage?.memoryBytes ?? 0) > 32 * 1024 * 1024,
+    );
+    expect(obs?.usage).toMatchObject({ processCount: 1 });
+    expect(obs?.usage?.peakMemoryBytes).toBeGreaterThanOrEqual(obs?.usage?.memoryBytes ?? 0);
+    await controller.reconcileUntil('w-1', [stopWith(spec, StopReason.STOP_REASON_CANCELLED)], (o) => isTerminal(o[0]));
+  });
+
+  it('refuses a Reconcile addressed to another worker id', async () => {
+    await using controller = await startFakeController();
+    await using worker = await startWorker(workerOptions(controller.address));
+    await worker.waitForRegistration();
+    const res = await new Promise<unknown>((resolve) => {
+      const client = new WorkerServiceClient(worker.address, credentials.createInsecure());
+      client.reconcile({ workerId: 'someone-else', desired: [] }, (err) => {
+        client.close();
+        resolve(err);
+      });
+    });
+    expect(res).toMatchObject({ code: status.FAILED_PRECONDITION });
   });
 });
