@@ -57,7 +57,7 @@ export { deviceDefaultEnv, withDeviceDefaults } from './backends/iris/device-env
 export { frayStatusOfIrisState } from './backends/iris/job-state-map.js';
 export { STEP_CONFIG_FILE, buildStepReentry } from './remote/step-reentry.js';
 export type { StepReentryOptions } from './remote/step-reentry.js';
-export { createIrisBackend } from './backends/iris/iris-backend.js';
+export { createInTaskIrisBackend, createIrisBackend } from './backends/iris/iris-backend.js';
 export type { IrisBackend, IrisBackendOptions } from './backends/iris/iris-backend.js';
 export type { IrisJobClient, IrisJobSpec } from './backends/iris/iris-job-client.js';
 export { IRIS_WAIT_INITIAL_SLEEP_MS, IRIS_WAIT_MAX_SLEEP_MS, IrisJobHandle } from './backends/iris/iris-job-handle.js';

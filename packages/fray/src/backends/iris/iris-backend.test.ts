@@ -16,6 +16,7 @@ const offline: IrisJobClient = {
   getJobStates: () => Promise.reject(new Error('offline')),
   terminateJob: () => Promise.reject(new Error('offline')),
   fetchLogs: () => Promise.reject(new Error('offline')),
+  uploadBundle: () => Promise.reject(new Error('offline')),
   close: () => Promise.resolve(),
 };
 

@@ -1,4 +1,7 @@
-import { buildSetupCommands } from '@marin/iris';
+import { buildSetupCommands, createBundle, createIrisClient, irisContext } from '@marin/iris';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { Client, JobHandle, SubmitOptions } from '../../client/client.js';
 import { stderrLogger } from '../../client/logger.js';
@@ -15,8 +18,12 @@ import type { IrisLaunchPlan } from './launch-plan.js';
 
 /** Options of {@link createIrisBackend}. */
 export interface IrisBackendOptions {
-  /** An open Iris client; the backend does not close it. */
-  irisClient: IrisJobClient;
+  /** Controller `host:port`; used when no `irisClient` is given. @default IRIS_CONTROLLER_ADDRESS */
+  controller?: string;
+  /** Shared token for `controller`. @default IRIS_AUTH_TOKEN */
+  token?: string;
+  /** An open Iris client to use instead of connecting; the backend does not close it. */
+  irisClient?: IrisJobClient;
   /** Bundle root and where dependency groups are declared. @default the git top level of process.cwd() */
   workspace?: string;
   /**
@@ -34,7 +41,9 @@ export interface IrisBackendOptions {
 }
 
 const OptionsSchema = z.strictObject({
-  irisClient: z.custom<IrisJobClient>((v) => typeof v === 'object' && v !== null && 'launchJob' in v && 'getJobStates' in v),
+  controller: z.string().regex(/^.+:\d+$/, 'must be host:port').optional(),
+  token: z.string().min(1).optional(),
+  irisClient: z.custom<IrisJobClient>((v) => typeof v === 'object' && v !== null && 'launchJob' in v && 'getJobStates' in v).optional(),
   workspace: z.string().min(1).optional(),
   inPlace: z.boolean().default(false),
   inTask: z.boolean().default(false),
@@ -55,7 +64,7 @@ export interface IrisBackend extends Client {
  *
  * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad option
  */
-export function createIrisBackend(options: IrisBackendOptions): IrisBackend {
+export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend {
   const parsed = OptionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -64,13 +73,53 @@ export function createIrisBackend(options: IrisBackendOptions): IrisBackend {
     });
   }
   const config = parsed.data;
-  const client = config.irisClient;
+  let client: IrisJobClient;
+  const ownsClient = config.irisClient === undefined;
+  if (config.irisClient !== undefined) {
+    client = config.irisClient;
+  } else {
+    const address = config.controller ?? process.env['IRIS_CONTROLLER_ADDRESS'];
+    if (address === undefined || address === '') {
+      throw new FrayError('FRAY_INVALID_ARGUMENT', 'no Iris controller: pass controller ("host:port") or irisClient, or set IRIS_CONTROLLER_ADDRESS');
+    }
+    try {
+      client = createIrisClient({ address, ...(config.token === undefined ? {} : { token: config.token }) });
+    } catch (e) {
+      throw frayErrorOfIris(e, `connect to "${address}"`);
+    }
+  }
   const logger = config.logger ?? stderrLogger;
   let workspaceRoot = config.workspace;
   const workspace = (): string => (workspaceRoot ??= findWorkspaceRoot());
   const handles: IrisJobHandle[] = [];
   let closed = false;
   let warnedImage = false;
+  let bundleId: Promise<string> | undefined;
+  const fileDirs: string[] = [];
+
+  // In place, the worker would write workdir files into the shared workspace, where concurrent jobs clobber each
+  // other; in-place jobs run on this machine, so the files go to a private dir and arguments name them by path.
+  const placeFilesPrivately = (spec: IrisJobSpec): IrisJobSpec => {
+    const files = Object.entries(spec.entrypoint.workdirFiles);
+    if (!config.inPlace || files.length === 0) return spec;
+    const dir = mkdtempSync(join(tmpdir(), 'fray-iris-files-'));
+    fileDirs.push(dir);
+    for (const [name, content] of files) writeFileSync(join(dir, name), content);
+    const run = spec.entrypoint.run.map((a) => (Object.hasOwn(spec.entrypoint.workdirFiles, a) ? join(dir, a) : a));
+    return { ...spec, entrypoint: { ...spec.entrypoint, run, workdirFiles: {} } };
+  };
+
+  // The workspace is packed and uploaded once per backend, on first use; a failed upload is retried next time.
+  const workspaceBundle = (): Promise<string> => {
+    bundleId ??= (async () => {
+      const bundle = await createBundle({ root: workspace() });
+      return client.uploadBundle(bundle);
+    })().catch((e: unknown) => {
+      bundleId = undefined;
+      throw frayErrorOfIris(e, `upload of the workspace bundle from "${workspace()}"`);
+    });
+    return bundleId;
+  };
 
   const setupOf = (resolved: ResolvedJobRequest): { setup?: string[][]; dependencyGroups?: string[]; npmPackages?: string[] } => {
     const env = resolved.environment;
@@ -133,10 +182,12 @@ export function createIrisBackend(options: IrisBackendOptions): IrisBackend {
 
     async submit(request: JobRequest, submitOptions: SubmitOptions = {}): Promise<JobHandle> {
       if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'iris backend is shut down', { retryable: false });
-      const spec = specOf(request, submitOptions);
+      const spec = placeFilesPrivately(specOf(request, submitOptions));
+      // In place: no bundle; in a task: the parent's bundle (the client's default); else the workspace bundle.
+      const bundle = config.inPlace ? null : config.inTask ? undefined : { bundleId: await workspaceBundle() };
       let jobId: string;
       try {
-        jobId = await client.launchJob(spec);
+        jobId = await client.launchJob(spec, bundle === undefined ? {} : { bundle });
       } catch (e) {
         const code = typeof e === 'object' && e !== null && 'code' in e ? (e as { code: unknown }).code : undefined;
         if (code === 'IRIS_ALREADY_EXISTS') throw new JobAlreadyExists(spec.name, undefined, e);
@@ -152,6 +203,8 @@ export function createIrisBackend(options: IrisBackendOptions): IrisBackend {
       closed = true;
       // Cluster jobs outlive the submitter unless the caller waits for them; shutdown never kills them.
       if (shutdownOptions.wait ?? false) await Promise.all(handles.map((h) => h.wait({ raiseOnFailure: false }).catch(() => undefined)));
+      if (ownsClient) await client.close();
+      for (const dir of fileDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
 
     close(): Promise<void> {
@@ -163,4 +216,23 @@ export function createIrisBackend(options: IrisBackendOptions): IrisBackend {
     },
   };
   return backend;
+}
+
+/**
+ * The Iris backend a task uses for its own submissions, or `null` outside an Iris task: it connects to the task's
+ * controller with the task's token, names jobs as children of the task's job and reuses the task's bundle. A task
+ * that itself runs in place (no bundle) submits children in place in the same directory.
+ */
+export function createInTaskIrisBackend(env: NodeJS.ProcessEnv = process.env, logger?: FrayLogger): IrisBackend | null {
+  const ctx = irisContext(env);
+  if (ctx === null || ctx.controllerAddress === '') return null;
+  const workdir = ctx.workdir === '' ? process.cwd() : ctx.workdir;
+  return createIrisBackend({
+    controller: ctx.controllerAddress,
+    ...(ctx.authToken === undefined ? {} : { token: ctx.authToken }),
+    workspace: workdir,
+    inTask: true,
+    inPlace: ctx.bundleId === '',
+    ...(logger === undefined ? {} : { logger }),
+  });
 }
