@@ -25,6 +25,8 @@ describe('progress reporter', () => {
   it('prints one plain line per state change and the summary', () => {
     const out = sink(false);
     const p = createProgressReporter({ stream: out });
+    p.update('a-123456', 'pending');
+    p.update('a-123456', 'running');
     p.update('a-123456', 'running');
     p.update('a-123456', 'succeeded');
     p.finish({ total: 1, ran: 1, skipped: 0, failed: 0, notRun: 0 });

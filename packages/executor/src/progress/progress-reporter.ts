@@ -54,11 +54,16 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
 }
 
 class PlainProgress implements ProgressReporter {
+  private readonly last = new Map<string, string>();
+
   constructor(private readonly stream: ProgressStream) {}
 
   update(label: string, state: StepState, detail?: string): void {
-    // Every step starts pending; only changes from there are worth a line.
-    if (state === 'pending') return;
+    // Every step starts pending; only changes from there are worth a line (a waiter re-reports
+    // `waiting` on every poll).
+    const key = `${state}\u0000${detail ?? ''}`;
+    if (state === 'pending' || this.last.get(label) === key) return;
+    this.last.set(label, key);
     this.stream.write(`[executor] ${label}: ${state}${detail ? ` (${detail})` : ''}\n`);
   }
 
