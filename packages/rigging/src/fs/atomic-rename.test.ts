@@ -87,6 +87,7 @@ describe('atomicRename()', () => {
     const flaky = flakyScheme('flakyok', 3, () => new RiggingError('RIGGING_UNAVAILABLE', 'busy'));
     await atomicRename('flakyok://out.txt', (tmp) => createMemoryFilesystem().writeText(tmp.replace('flakyok://', 'memory://flakyok/'), 'x'), {
       backoff: quick(),
+      log: () => undefined,
     });
     expect(flaky.renames()).toBe(4);
     expect(await createMemoryFilesystem().readText('memory://flakyok/out.txt')).toBe('x');
@@ -97,6 +98,7 @@ describe('atomicRename()', () => {
     await expect(
       atomicRename('flakybad://out.txt', (tmp) => createMemoryFilesystem().writeText(tmp.replace('flakybad://', 'memory://flakybad/'), 'x'), {
         backoff: quick(),
+        log: () => undefined,
       }),
     ).rejects.toMatchObject({ code: 'RIGGING_UNAVAILABLE' });
     expect(flaky.renames()).toBe(4);
@@ -108,6 +110,7 @@ describe('atomicRename()', () => {
     await expect(
       atomicRename('flakyperm://out.txt', (tmp) => createMemoryFilesystem().writeText(tmp.replace('flakyperm://', 'memory://flakyperm/'), 'x'), {
         backoff: quick(),
+        log: () => undefined,
       }),
     ).rejects.toMatchObject({ code: 'RIGGING_PERMISSION_DENIED' });
     expect(flaky.renames()).toBe(1);

@@ -10,6 +10,8 @@ export interface AtomicRenameOptions {
   backoff?: ExponentialBackoff;
   /** Rename attempts for RIGGING_UNAVAILABLE errors. @default 4 */
   maxAttempts?: number;
+  /** Where retry lines go. @default console.warn */
+  log?: (line: string) => void;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function atomicRename<T>(
       maxAttempts: opts.maxAttempts ?? 4,
       backoff: opts.backoff ?? new ExponentialBackoff({ initialMs: 1000, maximumMs: 8000, factor: 2 }),
       operation: `rename ${tmp} -> ${outputPath}`,
+      ...(opts.log === undefined ? {} : { log: opts.log }),
     });
     return result;
   } catch (err) {

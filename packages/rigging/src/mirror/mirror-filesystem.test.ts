@@ -58,7 +58,7 @@ describe('mirror defaults', () => {
   });
 
   it('backs filesystemFor("mirror://") and resolveMirrorUrl with the replaceable default', async () => {
-    const mirror = createMirrorFilesystem({ localPrefix: 'memory://default-local', remotePrefixes: ['memory://default-remote'] });
+    const mirror = createMirrorFilesystem({ localPrefix: 'memory://default-local', remotePrefixes: ['memory://default-remote'], log: () => undefined });
     setDefaultMirrorFilesystem(mirror);
     await filesystemFor('memory://x').writeText('memory://default-remote/k.txt', 'k');
     expect(filesystemFor('mirror://k.txt')).toBe(mirror);
