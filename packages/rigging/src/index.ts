@@ -1,6 +1,18 @@
 /**
  * @packageDocumentation
- * `@marin/rigging`. See README.md.
+ * `@marin/rigging`: storage paths and filesystems (local, `gs://`, `memory://`, `mirror://`), atomic
+ * writes, transfer budgets, lease locks and Python-compatible JSON. See README.md.
+ *
+ * @example
+ * ```ts
+ * import { createLease, defaultWorkerId, glob, mirrorBudget, readText, writeText } from '@marin/rigging';
+ *
+ * await writeText('memory://demo/a.txt', 'hello');                 // atomic on every backend
+ * console.log(await glob('memory://demo/{a,b}.txt'));               // ['memory://demo/a.txt']
+ * await using lease = createLease('memory://demo/.lock', { workerId: defaultWorkerId() });
+ * console.log(await lease.tryAcquire());                            // true
+ * await mirrorBudget(1, () => readText('mirror://tokenized/shard-0.jsonl'));
+ * ```
  */
 export { CodedError, hasBrand } from './coded-error.js';
 export type { CodedErrorOptions } from './coded-error.js';
