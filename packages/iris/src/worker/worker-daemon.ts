@@ -248,6 +248,14 @@ class WorkerDaemon implements WorkerHandle {
     } catch (e) {
       return { healthy: false, error: `cache dir "${this.#config.cacheDir}" is not writable: ${(e as Error).message}`, hostUsage: { ...usage } };
     }
+    const free = freeDiskBytes(this.#config.cacheDir);
+    if (free !== null && free < this.#config.minFreeDiskBytes) {
+      return {
+        healthy: false,
+        error: `disk of cache dir "${this.#config.cacheDir}" is full: ${free} bytes free, need ${this.#config.minFreeDiskBytes}`,
+        hostUsage: { ...usage },
+      };
+    }
     return { healthy: true, error: '', hostUsage: { ...usage } };
   }
 
@@ -290,7 +298,7 @@ class WorkerDaemon implements WorkerHandle {
         version: WORKER_VERSION,
         cpuMillicores: config.cpuMillicores ?? cpus().length * 1000,
         memoryBytes: config.memoryBytes ?? totalmem(),
-        diskBytes: config.diskBytes ?? freeDiskBytes(config.cacheDir),
+        diskBytes: config.diskBytes ?? freeDiskBytes(config.cacheDir) ?? 0,
         device: this.#device.device,
         attributes: attributesToWire(this.attributes),
       },
@@ -317,12 +325,12 @@ class WorkerDaemon implements WorkerHandle {
   }
 }
 
-function freeDiskBytes(dir: string): number {
+function freeDiskBytes(dir: string): number | null {
   try {
     const s = statfsSync(dir);
     return s.bavail * s.bsize;
   } catch {
-    return 0;
+    return null; // no statfs here: nothing to judge by
   }
 }
 

@@ -59,6 +59,8 @@ export const WorkerOptionsSchema = z.object({
   logFlushIntervalMs: TimingMs.default(200),
   /** How long an ending attempt waits for its logs to be delivered before reporting. @default 10000 */
   logDrainTimeoutMs: TimingMs.default(10_000),
+  /** Below this many free bytes on the cache dir's filesystem the worker reports itself unhealthy. @default 67108864 */
+  minFreeDiskBytes: z.number().int().nonnegative().default(64 * 1024 * 1024),
   /** Extracted bundles kept in the cache. @default 16 */
   bundleCacheEntries: z.number().int().positive().default(16),
 });

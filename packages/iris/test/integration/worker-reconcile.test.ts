@@ -312,4 +312,12 @@ describe('worker daemon: reconcile', () => {
     });
     expect(res).toMatchObject({ code: status.FAILED_PRECONDITION });
   });
+
+  it('reports itself unhealthy when its cache disk is below the free-space floor', async () => {
+    await using controller = await startFakeController();
+    await using worker = await startWorker(workerOptions(controller.address, { minFreeDiskBytes: Number.MAX_SAFE_INTEGER }));
+    await worker.waitForRegistration();
+    expect((await controller.reconcile('w-1', [])).health).toMatchObject({ healthy: false });
+    expect(await controller.healthCheck('w-1')).toMatchObject({ healthy: false });
+  });
 });
