@@ -255,7 +255,9 @@ export class Executor {
       runOnly,
       logger: this.logger,
     });
-    for (const s of stepsToRun) this.runner.check(s, this.graph.label(s));
+    // Only steps that may run must be runnable here: a remote step already completed (say, by a
+    // Python executor sharing the prefix) is reused without a backend.
+    for (const s of stepsToRun) if (statuses.get(s) !== STATUS_SUCCESS) this.runner.check(s, this.graph.label(s));
 
     const infoTexts = new Map<ExecutorStep, string | null>();
     const keepInfo = new Set<ExecutorStep>();

@@ -328,6 +328,17 @@ describe('Executor.run()', () => {
     expect(await listTree(tmp.path)).toEqual([]);
   });
 
+  it('reuses an already-successful remote step without a Fray backend', async () => {
+    await using tmp = await makeTempDir();
+    let runs = 0;
+    const inline = new ExecutorStep({ name: 'a', config: {}, fn: () => void runs++ });
+    const first = await newExecutor(tmp.path).run([inline], plain);
+    const remoteLike = new ExecutorStep({ name: 'a', config: {}, fn: () => void runs++, resources: { cpu: 1 } });
+    const again = await newExecutor(tmp.path).run([remoteLike], plain);
+    expect(again.get(remoteLike)).toBe(first.get(inline));
+    expect(runs).toBe(1);
+  });
+
   it('fails a step without a function, writing no status for it', async () => {
     await using tmp = await makeTempDir();
     const a = new ExecutorStep({ name: 'a', config: {}, fn: null });
