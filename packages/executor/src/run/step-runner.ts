@@ -53,6 +53,7 @@ export class InlineStepRunner implements StepRunner {
   }
 
   async run(inv: StepInvocation): Promise<void> {
+    this.check(inv.step, inv.label);
     const fn = inv.step.fn;
     if (typeof fn !== 'function') {
       throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${inv.label} has no callable fn`, {
