@@ -1,5 +1,5 @@
-import { PassThrough } from 'node:stream';
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Bucket, File, FileMetadata, Storage } from '@google-cloud/storage';
 import { codeForError, fsError, notFound } from '../internal/fs-error.js';
 import type { ByteRange, VersionedBytes } from './filesystem.js';
@@ -177,7 +177,33 @@ class GcsFilesystem extends ObjectStoreFilesystem {
   }
 
   protected async openWrite(loc: ObjectLocation, key: string): Promise<Writable> {
-    return this.file(loc, key).createWriteStream({ resumable: false, validation: false });
+    const url = loc.root + key;
+    const upstream = this.file(loc, key).createWriteStream({ resumable: false, validation: false });
+    let failure: Error | undefined;
+    // The upload commits when upstream finishes; a destroyed wrapper aborts it, so nothing appears.
+    const out = new Writable({
+      highWaterMark: 8 * 1024 * 1024,
+      write(chunk: Buffer, _enc, cb) {
+        if (failure !== undefined) return cb(failure);
+        if (upstream.write(chunk)) cb();
+        else upstream.once('drain', () => cb());
+      },
+      final(cb) {
+        if (failure !== undefined) return cb(failure);
+        upstream.once('finish', () => cb());
+        upstream.once('error', (err: Error) => cb(translateGcsError(err, url, 'write') as Error));
+        upstream.end();
+      },
+      destroy(err, cb) {
+        if (!upstream.writableFinished) upstream.destroy(err ?? new Error('write aborted'));
+        cb(err);
+      },
+    });
+    upstream.on('error', (err: Error) => {
+      failure = translateGcsError(err, url, 'write') as Error;
+      if (!out.writableEnded) out.destroy(failure);
+    });
+    return out;
   }
 
   protected async del(loc: ObjectLocation, key: string, ifGenerationMatch?: string): Promise<void> {

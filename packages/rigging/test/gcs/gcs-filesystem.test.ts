@@ -50,3 +50,13 @@ describe('gcs filesystem', () => {
     });
   });
 });
+
+describe('gcs write streams', () => {
+  it('reports a missing bucket on a streamed write as RIGGING_NOT_FOUND', async () => {
+    const { pipeline } = await import('node:stream/promises');
+    const { Readable } = await import('node:stream');
+    const url = 'gs://no-such-bucket-for-streams/x.bin';
+    const w = await filesystemFor(url).createWriteStream(url);
+    await expect(pipeline(Readable.from([Buffer.alloc(1000, 1)]), w)).rejects.toMatchObject({ code: 'RIGGING_NOT_FOUND' });
+  });
+});
