@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { Entrypoint } from '../request/entrypoint.js';
 import type { Client } from './client.js';
 import { currentClient, setDefaultClientFactory, withClient } from './current-client.js';
 
@@ -50,9 +51,14 @@ describe('currentClient()', () => {
     expect(currentClient()).toBe(fallback);
   });
 
-  it('builds a local client by default outside an Iris task', async () => {
+  it('builds a local client by default outside an Iris task, the same one inside its in-process jobs', async () => {
     const client = currentClient() as Client & { backend?: string };
     expect(client.backend).toBe('local');
+    let inside: Client | undefined;
+    const job = await client.submit({ name: 'inside', entrypoint: Entrypoint.fromCallable(() => (inside = currentClient())) });
+    await job.wait();
+    expect(inside).toBe(client);
+    expect(currentClient()).toBe(client);
     await client.close();
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startLocalCluster } from '@marin/iris';
 import type { LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Entrypoint, JobFailed, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
+import { Entrypoint, JobFailed, buildStepReentry, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
 import type { FrayLogger, IrisJobClient } from '@marin/fray';
 
 const FIXTURE = 'packages/fray/test/fixtures/jobs.ts';
@@ -173,5 +173,43 @@ describe('Iris backend on an embedded cluster (bundled)', () => {
     }
     await parent.terminate();
     await parentClient.close();
+  });
+});
+
+describe('step re-entry on an embedded cluster', () => {
+  it('runs the re-entry command in place with step_config.json shipped privately, and reports a missing step as failed', async () => {
+    await using fray = createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet });
+    const out = join(dir, 'step.json');
+    const common = { entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.ts'), execArgv: ['--conditions=@marin/source', '--import', 'tsx'], userArgs: ['--user-flag'], prefix: dir };
+    const reentry = buildStepReentry({ ...common, outputPath: `${dir}/tokenized/x-abc123`, stepConfigJson: JSON.stringify({ out }) });
+    const job = await fray.submit({ name: name('step'), entrypoint: Entrypoint.fromCallable(() => undefined, { reentry }) });
+    expect(await job.wait()).toBe('succeeded');
+    const seen = JSON.parse(await readFile(out, 'utf8')) as { runStep: string; cwd: string };
+    expect(seen).toMatchObject({ runStep: `${dir}/tokenized/x-abc123`, cwd: findWorkspaceRoot() });
+
+    const missing = buildStepReentry({ ...common, outputPath: 'nope', stepConfigJson: JSON.stringify({ out, fail: true }) });
+    const bad = await fray.submit({ name: name('step-missing'), entrypoint: Entrypoint.fromCallable(() => undefined, { reentry: missing }) });
+    expect(await bad.wait({ raiseOnFailure: false })).toBe('failed');
+    expect((await bad.logs()).join('\n')).toContain('not found in the rebuilt DAG');
+  });
+
+  it('ships step_config.json as a workdir file of a bundled task', async () => {
+    const counting = countingClient();
+    await using fray = createIrisBackend({ irisClient: counting, logger: quiet });
+    const out = join(dir, 'bundled-step.json');
+    const reentry = buildStepReentry({
+      entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.mjs'),
+      execArgv: [],
+      userArgs: [],
+      prefix: dir,
+      outputPath: `${dir}/step-xyz`,
+      stepConfigJson: JSON.stringify({ out }),
+    });
+    const job = await fray.submit({ name: name('bundled-step'), entrypoint: Entrypoint.fromCallable(() => undefined, { reentry }), environment: createEnvironment({ setupCommands: [] }) });
+    expect(await job.wait()).toBe('succeeded');
+    const seen = JSON.parse(await readFile(out, 'utf8')) as { runStep: string; configFile: string; cwd: string };
+    expect(seen).toMatchObject({ runStep: `${dir}/step-xyz`, configFile: 'step_config.json' });
+    expect(seen.cwd).not.toBe(findWorkspaceRoot());
+    await counting.close();
   });
 });

@@ -6,6 +6,9 @@ import { silentLogger } from '../../client/logger.js';
 import { Entrypoint } from '../../request/entrypoint.js';
 import { createEnvironment } from '../../request/environment.js';
 import { ResourceConfig } from '../../resources/resource-config.js';
+import { withClient } from '../../client/current-client.js';
+import { remote } from '../../remote/remote.js';
+import { createRecordingClient } from '../../testing/recording-client.js';
 import { createIrisBackend } from './iris-backend.js';
 import type { IrisJobClient } from './iris-job-client.js';
 
@@ -104,6 +107,21 @@ describe('createIrisBackend().toJobSpec()', () => {
       { key: 'device-variant', op: 'IN', values: ['v5litepod-16', 'v6e-16'] },
     ]);
     expect(backend.toJobSpec({ name: 'k', entrypoint: bin }).existingJobPolicy).toBe('KEEP');
+  });
+
+  it('gives a GPU remote() call the derived ["gpu"] group, and explicit [] none', async () => {
+    const backend = createIrisBackend({ irisClient: offline, workspace, logger: silentLogger });
+    await using recorder = createRecordingClient({ logger: silentLogger });
+    const fn = (_x: number): void => undefined;
+    const entry = { module: 'steps.ts', exportName: 'fn' };
+    await withClient(recorder, async () => {
+      await remote(fn, { resources: ResourceConfig.withGpu('H100'), entry }).call(1);
+      await remote(fn, { resources: ResourceConfig.withGpu('H100'), entry, dependencyGroups: [] }).call(2);
+    });
+    const [derived, none] = recorder.submissions.map((r) => backend.toJobSpec(r));
+    expect(derived?.dependencyGroups).toEqual(['gpu']);
+    expect(none?.dependencyGroups).toEqual([]);
+    expect(derived?.entrypoint.run).toEqual(['node', '--conditions=@marin/source', '--import', 'tsx', '_fray_runner.mjs', '_fray_args.json']);
   });
 
   it('refuses a callable without reentry as not portable', async () => {
