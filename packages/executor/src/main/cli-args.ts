@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { ExecutorError } from '../errors.js';
-
-/** How progress is shown: `auto` (live on a TTY outside CI, plain otherwise), `live` or `plain`. */
-export const ProgressModeSchema = z.enum(['auto', 'live', 'plain']);
-
-/** A progress mode accepted by `run()` and `--progress`. */
-export type ProgressMode = z.output<typeof ProgressModeSchema>;
+import { ProgressModeSchema } from '../progress/progress-mode.js';
 
 /** The parsed command line of an experiment entry script, as `executorMain` uses it. */
 export const ExecutorArgsSchema = z.object({

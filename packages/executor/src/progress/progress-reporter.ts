@@ -1,6 +1,6 @@
 import { formatSummary, isSettled, STEP_STATES } from './step-state.js';
 import type { RunSummary, StepState } from './step-state.js';
-import type { ProgressMode } from '../main/cli-args.js';
+import type { ProgressMode } from './progress-mode.js';
 
 /** Receives every step state change of a run and prints it. */
 export interface ProgressReporter {

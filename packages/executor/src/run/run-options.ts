@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ExecutorError } from '../errors.js';
-import { ProgressModeSchema } from '../main/cli-args.js';
+import { ProgressModeSchema } from '../progress/progress-mode.js';
 
 /** The default of `maxConcurrent` (Marin's pool size). */
 export const DEFAULT_MAX_CONCURRENT = 8;
