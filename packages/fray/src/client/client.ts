@@ -45,9 +45,10 @@ export interface Client extends AsyncDisposable {
    */
   submit(request: JobRequest, options?: SubmitOptions): Promise<JobHandle>;
   /**
-   * Stops accepting jobs; with `wait` (default false) waits for running jobs to finish, else terminates them.
+   * Stops accepting jobs and releases the backend. With `wait` (default true, as in Marin) it first waits for the
+   * submitted jobs to finish; with `wait: false` the local backend terminates them (cluster jobs keep running).
    */
   shutdown(options?: { wait?: boolean }): Promise<void>;
-  /** Same as `shutdown()`: terminates unfinished jobs and releases the backend. */
+  /** `shutdown({ wait: false })`; also what `await using` calls. */
   close(): Promise<void>;
 }

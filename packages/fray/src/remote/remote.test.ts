@@ -12,6 +12,8 @@ describe('remote()', () => {
   it('returns a frozen RemoteCallable with withCpu() resources and Marin’s defaults', () => {
     const rc = remote(tokenize);
     expect(rc).toBeInstanceOf(RemoteCallable);
+    expect(RemoteCallable.is(rc)).toBe(true);
+    expect(RemoteCallable.is({ fn: tokenize })).toBe(false);
     expect(Object.isFrozen(rc)).toBe(true);
     expect(rc.resources).toEqual(ResourceConfig.withCpu());
     expect(rc).toMatchObject({ fn: tokenize, envVars: {}, dependencyGroups: null, name: null, entry: null });

@@ -27,6 +27,8 @@ export interface RemoteOptions {
   entry?: RemoteEntry;
 }
 
+const REMOTE_BRAND = Symbol.for('@marin/fray/RemoteCallable');
+
 /**
  * A function plus where it should run (Marin's `RemoteFunction`). Frozen. The executor runs a step whose `fn` is a
  * `RemoteCallable` as one Fray job; `call()` runs it directly as a job on the current client.
@@ -44,6 +46,12 @@ export class RemoteCallable<A extends unknown[]> {
   readonly name: string | null;
   /** Portable form for direct calls on remote backends, or `null`. */
   readonly entry: RemoteEntry | null;
+  readonly [REMOTE_BRAND] = true;
+
+  /** Brand check that also recognises instances from another copy of this module (source vs. built). */
+  static is(value: unknown): value is RemoteCallable<never> {
+    return typeof value === 'object' && value !== null && REMOTE_BRAND in value;
+  }
 
   /** @throws {FrayError} FRAY_INVALID_ARGUMENT for a non-function or bad options */
   constructor(fn: (...args: A) => unknown, options: RemoteOptions = {}) {

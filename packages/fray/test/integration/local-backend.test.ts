@@ -281,10 +281,19 @@ describe('local backend: scheduling and names', () => {
     expect(ran).toBe(false);
   });
 
-  it('refuses submissions after shutdown and stops running jobs', async () => {
+  it('waits for running jobs on shutdown() by default', async () => {
+    const client = createLocalClient({ logger: captureLogger() });
+    const gate = deferred();
+    const job = await client.submit({ name: 'drain', entrypoint: Entrypoint.fromCallable(() => gate.promise) });
+    setTimeout(() => gate.resolve(), 100);
+    await client.shutdown();
+    expect(await job.status()).toBe('succeeded');
+  });
+
+  it('refuses submissions after shutdown and stops running jobs with wait: false', async () => {
     const client = createLocalClient({ logger: captureLogger() });
     const job = await client.submit({ name: 'long', entrypoint: Entrypoint.fromCallable(() => new Promise(() => undefined)) });
-    await client.shutdown();
+    await client.shutdown({ wait: false });
     expect(await job.status()).toBe('stopped');
     await expect(client.submit({ name: 'late', entrypoint: Entrypoint.fromCallable(() => 1) })).rejects.toSatisfy(
       (e: unknown) => FrayError.hasCode(e, 'FRAY_BACKEND_UNAVAILABLE'),

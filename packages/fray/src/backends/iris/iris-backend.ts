@@ -202,17 +202,17 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
       if (closed) return;
       closed = true;
       // Cluster jobs outlive the submitter unless the caller waits for them; shutdown never kills them.
-      if (shutdownOptions.wait ?? false) await Promise.all(handles.map((h) => h.wait({ raiseOnFailure: false }).catch(() => undefined)));
+      if (shutdownOptions.wait ?? true) await Promise.all(handles.map((h) => h.wait({ raiseOnFailure: false }).catch(() => undefined)));
       if (ownsClient) await client.close();
       for (const dir of fileDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
 
     close(): Promise<void> {
-      return backend.shutdown();
+      return backend.shutdown({ wait: false });
     },
 
     [Symbol.asyncDispose](): Promise<void> {
-      return backend.shutdown();
+      return backend.shutdown({ wait: false });
     },
   };
   return backend;

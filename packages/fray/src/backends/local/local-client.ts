@@ -135,16 +135,17 @@ export function createLocalClient(options: LocalClientOptions = {}): LocalClient
     async shutdown(shutdownOptions: { wait?: boolean } = {}): Promise<void> {
       closed = true;
       const all = [...jobs.values()];
-      if (shutdownOptions.wait ?? false) await Promise.all(all.map((j) => j.finished));
+      // Marin's default: wait for running jobs. close() and disposal stop them instead.
+      if (shutdownOptions.wait ?? true) await Promise.all(all.map((j) => j.finished));
       else await Promise.all(all.map((j) => j.terminate()));
     },
 
     close(): Promise<void> {
-      return client.shutdown();
+      return client.shutdown({ wait: false });
     },
 
     [Symbol.asyncDispose](): Promise<void> {
-      return client.shutdown();
+      return client.shutdown({ wait: false });
     },
   };
   return client;
