@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Executor, ExecutorStep, float, versioned } from '@marin/executor';
 import type { StepContext } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -57,5 +57,61 @@ describe('files read back by Python json', () => {
       expect(report[info]!['output_path']).toBe(paths.get(step));
     }
     expect(report['lease']).toEqual({ compact_roundtrip: true, keys: ['worker_id', 'timestamp'], timestamp_is_float: true });
+  });
+});
+
+// A Python holder following Marin's protocol: RUNNING status, a json.dumps lease refreshed with
+// time.time(), then SUCCESS (bare token) and the lease removed.
+const PY_HOLDER = String.raw`
+import json, os, sys, time
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+lock = os.path.join(out, ".executor_status.lock")
+def heartbeat():
+    with open(lock + ".tmp", "w") as f:
+        f.write(json.dumps({"worker_id": "pyhost-4242-1", "timestamp": time.time()}))
+    os.replace(lock + ".tmp", lock)
+heartbeat()
+with open(os.path.join(out, ".executor_status"), "w") as f:
+    f.write("RUNNING")
+print("HOLDING", flush=True)
+end = time.time() + 1.5
+while time.time() < end:
+    time.sleep(0.2)
+    heartbeat()
+with open(os.path.join(out, "result.txt"), "w") as f:
+    f.write("from python")
+with open(os.path.join(out, ".executor_status"), "w") as f:
+    f.write("SUCCESS")
+os.remove(lock)
+`;
+
+describe('sharing a prefix with a Python holder', () => {
+  const saved = process.env['MARIN_LEASE_POLL_S'];
+  beforeAll(() => {
+    process.env['MARIN_LEASE_POLL_S'] = '0.1';
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env['MARIN_LEASE_POLL_S'];
+    else process.env['MARIN_LEASE_POLL_S'] = saved;
+  });
+
+  it('waits while a Python worker holds the lease, then reuses its SUCCESS without running', async () => {
+    await using tmp = await makeTempDir();
+    let runs = 0;
+    const step = new ExecutorStep({ name: 'shared/py', config: {}, fn: () => void runs++ });
+    const probe = new Executor({ prefix: tmp.path, logger: captureLogger() });
+    probe.computeVersion(step);
+    const out = probe.outputPaths.get(step)!;
+    await mkdir(out, { recursive: true });
+    const holder = spawn('python3', ['-c', PY_HOLDER, out], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => holder.on('exit', resolve));
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    const logger = captureLogger();
+    await new Executor({ prefix: tmp.path, logger }).run([step], { progress: 'plain' });
+    expect(await exited).toBe(0);
+    expect(runs).toBe(0);
+    expect(logger.infos.some((m) => m.includes('pyhost-4242-1'))).toBe(true);
+    expect(await readFile(join(out, 'result.txt'), 'utf8')).toBe('from python');
   });
 });
