@@ -23,9 +23,10 @@ export function parseEnvFlags(values: readonly string[], env: NodeJS.ProcessEnv)
  * @throws {IrisError} IRIS_INVALID_ARGUMENT for an unknown variant or a bad count.
  */
 export function parseGpuSpec(spec: string): { variant: string; count: number } {
-  const m = /^(?:([A-Za-z0-9-]+?)(?:x(\d+))?|(\d+))$/.exec(spec.trim());
+  const trimmed = spec.trim();
+  if (/^\d+$/.test(trimmed)) return { variant: 'auto', count: Number(trimmed) };
+  const m = /^([A-Za-z0-9-]+?)(?:x(\d+))?$/.exec(trimmed);
   if (!m) throw new IrisError('IRIS_INVALID_ARGUMENT', `--gpu "${spec}": use H100x8, 8 or H100`);
-  if (m[3] !== undefined) return { variant: 'auto', count: Number(m[3]) };
   const variant = canonicalGpuVariant(m[1] ?? '');
   if (!variant) throw new IrisError('IRIS_INVALID_ARGUMENT', `--gpu "${spec}": unknown GPU variant`);
   return { variant, count: m[2] === undefined ? 1 : Number(m[2]) };
