@@ -94,7 +94,6 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
   const handles: IrisJobHandle[] = [];
   let closed = false;
   let warnedImage = false;
-  let bundleId: Promise<string> | undefined;
   const fileDirs: string[] = [];
 
   // In place, the worker would write workdir files into the shared workspace, where concurrent jobs clobber each
@@ -109,16 +108,18 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
     return { ...spec, entrypoint: { ...spec.entrypoint, run, workdirFiles: {} } };
   };
 
-  // The workspace is packed and uploaded once per backend, on first use; a failed upload is retried next time.
-  const workspaceBundle = (): Promise<string> => {
-    bundleId ??= (async () => {
-      const bundle = await createBundle({ root: workspace() });
-      return client.uploadBundle(bundle);
-    })().catch((e: unknown) => {
-      bundleId = undefined;
-      throw frayErrorOfIris(e, `upload of the workspace bundle from "${workspace()}"`);
-    });
-    return bundleId;
+  // Each workspace is packed and uploaded once per backend, on first use; a failed upload is retried next time.
+  const bundles = new Map<string, Promise<string>>();
+  const workspaceBundle = (root: string): Promise<string> => {
+    let id = bundles.get(root);
+    if (id === undefined) {
+      id = (async () => client.uploadBundle(await createBundle({ root })))().catch((e: unknown) => {
+        bundles.delete(root);
+        throw frayErrorOfIris(e, `upload of the workspace bundle from "${root}"`);
+      });
+      bundles.set(root, id);
+    }
+    return id;
   };
 
   const setupOf = (resolved: ResolvedJobRequest): { setup?: string[][]; dependencyGroups?: string[]; npmPackages?: string[] } => {
@@ -184,7 +185,8 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
       if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'iris backend is shut down', { retryable: false });
       const spec = placeFilesPrivately(specOf(request, submitOptions));
       // In place: no bundle; in a task: the parent's bundle (the client's default); else the workspace bundle.
-      const bundle = config.inPlace ? null : config.inTask ? undefined : { bundleId: await workspaceBundle() };
+      const root = request.environment?.workspace ?? workspace();
+      const bundle = config.inPlace ? null : config.inTask ? undefined : { bundleId: await workspaceBundle(root) };
       let jobId: string;
       try {
         jobId = await client.launchJob(spec, bundle === undefined ? {} : { bundle });
