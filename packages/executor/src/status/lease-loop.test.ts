@@ -8,7 +8,7 @@ import type { ExecutorLogger } from '../logger.js';
 import { runUnderLease } from './lease-loop.js';
 import type { LeaseLoopOptions } from './lease-loop.js';
 
-const timings = { heartbeatS: 0.05, timeoutS: 2, pollS: 0.05 };
+const timings = { heartbeatS: 0.05, timeoutS: 30, pollS: 0.05 };
 const quiet: ExecutorLogger = { info: () => {}, warn: () => {} };
 
 async function exists(path: string): Promise<boolean> {

@@ -8,7 +8,7 @@ import { captureLogger } from '../helpers/capture-logger.js';
 import { statusOf } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
-const LEASE_ENV = { MARIN_LEASE_HEARTBEAT_S: '0.2', MARIN_LEASE_TIMEOUT_S: '3', MARIN_LEASE_POLL_S: '0.1' };
+const LEASE_ENV = { MARIN_LEASE_HEARTBEAT_S: '0.2', MARIN_LEASE_TIMEOUT_S: '10', MARIN_LEASE_POLL_S: '0.1' };
 const saved: Record<string, string | undefined> = {};
 const plain = { progress: 'plain' as const };
 
@@ -106,7 +106,7 @@ describe('status files and the lease protocol', () => {
     const out = probe.outputPaths.get(a)!;
     await mkdir(out, { recursive: true });
     await writeFile(join(out, '.executor_status'), 'RUNNING');
-    await writeFile(join(out, '.executor_status.lock'), lockJson('dead-host-1', Date.now() / 1000 - 3.5));
+    await writeFile(join(out, '.executor_status.lock'), lockJson('dead-host-1', Date.now() / 1000 - 60));
     await new Executor({ prefix: tmp.path, logger: captureLogger() }).run([a], plain);
     expect(runs).toBe(1);
     expect(await statusOf(out)).toBe('SUCCESS');
