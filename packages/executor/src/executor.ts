@@ -10,7 +10,7 @@ import { compileRunOnly } from './main/cli-args.js';
 import { explainSteps, formatPlan } from './main/explain.js';
 import type { StepPlan } from './main/explain.js';
 import { createProgressReporter } from './progress/progress-reporter.js';
-import type { ProgressReporter } from './progress/progress-reporter.js';
+import type { ProgressReporter, ProgressStream } from './progress/progress-reporter.js';
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
 import { boundedMap } from './run/bounded-map.js';
@@ -49,6 +49,8 @@ export interface ExecutorOptions {
    * @default new InlineStepRunner()
    */
   runner?: StepRunner;
+  /** Where the progress display (and default log lines during a run) is written. @default process.stderr */
+  progressStream?: ProgressStream;
 }
 
 const ExecutorOptionsSchema = z.object({
@@ -56,6 +58,7 @@ const ExecutorOptionsSchema = z.object({
   executorInfoBasePath: z.string().trim().min(1).nullish(),
   description: z.string().nullish(),
   logger: z.custom<ExecutorLogger>((v) => typeof v === 'object' && v !== null && typeof (v as ExecutorLogger).info === 'function' && typeof (v as ExecutorLogger).warn === 'function').optional(),
+  progressStream: z.custom<ProgressStream>((v) => typeof v === 'object' && v !== null && typeof (v as ProgressStream).write === 'function').optional(),
   runner: z.custom<StepRunner>((v) => typeof v === 'object' && v !== null && typeof (v as StepRunner).run === 'function' && typeof (v as StepRunner).check === 'function').optional(),
 });
 
@@ -95,6 +98,7 @@ export class Executor {
   private readonly graph: VersionGraph;
   private readonly logger: ExecutorLogger;
   private readonly runner: StepRunner;
+  private readonly progressStream: ProgressStream;
   private used = false;
   private infoPath: string | null = null;
   /** The active progress display; default log lines go through it so the live view is not torn. */
@@ -114,6 +118,7 @@ export class Executor {
       });
     }
     this.runner = options.runner ?? new InlineStepRunner();
+    this.progressStream = options.progressStream ?? process.stderr;
     this.prefix = absolutePrefix(options.prefix);
     this.executorInfoBasePath = options.executorInfoBasePath ?? pathJoin(this.prefix, 'experiments');
     this.description = options.description ?? null;
@@ -213,7 +218,7 @@ export class Executor {
 
   private emit(line: string): void {
     if (this.reporter !== null) this.reporter.log(line);
-    else process.stderr.write(`${line}\n`);
+    else this.progressStream.write(`${line}\n`);
   }
 
   private async prepare(entries: readonly StepEntry[], options: RunOptions): Promise<PreparedRun> {
@@ -312,7 +317,7 @@ export class Executor {
 
   private async schedule(prepared: PreparedRun): Promise<void> {
     const { config } = prepared;
-    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress });
+    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress, stream: this.progressStream });
     this.reporter = reporter;
     try {
       await this.scheduleWith(prepared, reporter);

@@ -368,6 +368,21 @@ describe('Executor.run()', () => {
     expect(await statusOf(ex.outputPaths.get(a)!)).toBe('SUCCESS');
   });
 
+  it('writes progress lines and the summary to the given progressStream', async () => {
+    await using tmp = await makeTempDir();
+    let text = '';
+    const a = new ExecutorStep({ name: 'a', config: {}, fn: () => {} });
+    const ex = new Executor({ prefix: tmp.path, logger: captureLogger(), progressStream: { write: (s: string) => void (text += s) } });
+    await ex.run([a], plain);
+    expect(text.split('\n')).toEqual([
+      `[executor] ${ex.label(a)}: queued`,
+      `[executor] ${ex.label(a)}: running`,
+      `[executor] ${ex.label(a)}: succeeded`,
+      '1 steps: 1 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)',
+      '',
+    ]);
+  });
+
   it('makes a relative prefix absolute', () => {
     const ex = new Executor({ prefix: 'local_store' });
     expect(ex.prefix).toBe(join(process.cwd(), 'local_store'));
