@@ -29,6 +29,7 @@ export {
   pyIntRepr,
   pyJsonDumps,
   pyQuote,
+  sortByCodePoint,
 } from './json/index.js';
 export type { PyJsonDumpsOptions, PyJsonPathSegment } from './json/index.js';
 export { StoragePath, prefixJoin, schemeOf, splitGcsPath } from './fs/storage-path.js';

@@ -1,6 +1,6 @@
 export { FloatValue, float } from './float-value.js';
 export { pyFloatRepr, pyIntRepr } from './py-float-repr.js';
-export { compareCodePoints, pyQuote } from './py-string.js';
+export { compareCodePoints, pyQuote, sortByCodePoint } from './py-string.js';
 export { formatPyJsonPath, isBuiltinInstance, pyJsonDumps } from './py-json-dumps.js';
 export type { PyJsonDumpsOptions, PyJsonPathSegment } from './py-json-dumps.js';
 export { parsePyJson } from './parse-py-json.js';

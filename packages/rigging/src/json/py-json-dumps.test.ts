@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { StoragePath } from '../fs/storage-path.js';
 import { float } from './float-value.js';
 import { pyJsonDumps } from './py-json-dumps.js';
-import { compareCodePoints } from './py-string.js';
+import { compareCodePoints, sortByCodePoint } from './py-string.js';
 
 // Expected strings were produced by CPython 3.11's json.dumps.
 describe('pyJsonDumps() numbers', () => {
@@ -163,5 +163,10 @@ describe('pyJsonDumps() lenient mode', () => {
 describe('compareCodePoints()', () => {
   it('orders astral characters after the rest of the BMP', () => {
     expect(['😀', '\uffff', 'a', 'ab', ''].sort(compareCodePoints)).toEqual(['', 'a', 'ab', '\uffff', '😀']);
+  });
+
+  it('sortByCodePoint() agrees with it with and without surrogates', () => {
+    expect(sortByCodePoint(['b', 'a', '\uffff', 'B'])).toEqual(['B', 'a', 'b', '\uffff']);
+    expect(sortByCodePoint(['😀', '\uffff', 'a'])).toEqual(['a', '\uffff', '😀']);
   });
 });

@@ -3,7 +3,7 @@ import { StoragePath } from '../fs/storage-path.js';
 import { FloatValue } from './float-value.js';
 import { pyFloatRepr, pyIntRepr } from './py-float-repr.js';
 import { orderedKeys } from './py-key-order.js';
-import { compareCodePoints, pyQuote } from './py-string.js';
+import { pyQuote, sortByCodePoint } from './py-string.js';
 
 /** Options of {@link pyJsonDumps}. */
 export interface PyJsonDumpsOptions {
@@ -100,7 +100,7 @@ function sep(w: Writer, depth: number): string {
 
 function writeEntries(w: Writer, keys: string[], get: (key: string) => unknown, depth: number): string {
   if (keys.length === 0) return '{}';
-  if (w.sortKeys) keys.sort(compareCodePoints);
+  if (w.sortKeys) sortByCodePoint(keys);
   const itemSep = w.indent === null ? ', ' : ',';
   const inner = sep(w, depth + 1);
   let out = '{';

@@ -47,3 +47,14 @@ export function compareCodePoints(a: string, b: string): number {
   }
   return a.length - b.length;
 }
+
+const SURROGATE_RE = /[\ud800-\udfff]/;
+
+/**
+ * Sorts `keys` in place by code point. Without surrogates UTF-16 order already is code-point order,
+ * so the engine's native comparison is used; otherwise {@link compareCodePoints}.
+ */
+export function sortByCodePoint(keys: string[]): string[] {
+  for (const k of keys) if (SURROGATE_RE.test(k)) return keys.sort(compareCodePoints);
+  return keys.sort();
+}
