@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream as fsCreateReadStream } from 'node:fs';
-import { copyFile, cp, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants as fsConstants, copyFile, cp, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
@@ -240,7 +240,8 @@ class LocalFilesystem implements ConditionalFilesystem {
       await mkdir(dirname(to), { recursive: true });
       const tmp = uniqueTempPath(to);
       try {
-        await copyFile(localPathOf(src), tmp);
+        // Clone where the filesystem can (like `cp --reflink=auto`), else an in-kernel copy.
+        await copyFile(localPathOf(src), tmp, fsConstants.COPYFILE_FICLONE);
         await rename(tmp, to);
       } catch (err) {
         await rm(tmp, { force: true }).catch(() => undefined);
