@@ -51,13 +51,14 @@ export async function ensureFakeGcsBinary(binary?: string): Promise<string> {
   if (binary !== undefined) return binary;
   const path = join(await goBinDir(), 'fake-gcs-server');
   if (existsSync(path)) return path;
+  const install = `go install github.com/fsouza/fake-gcs-server@${FAKE_GCS_VERSION}`;
   try {
     await run('go', ['install', `github.com/fsouza/fake-gcs-server@${FAKE_GCS_VERSION}`], { timeout: 600_000 });
   } catch (err) {
     throw new RiggingError(
       'RIGGING_UNAVAILABLE',
-      `fake-gcs-server is not installed and \`go install github.com/fsouza/fake-gcs-server@${FAKE_GCS_VERSION}\` failed; install Go and run that command, then make sure "${path}" exists`,
-      { cause: err, retryable: false, details: { path, operation: 'install' } },
+      `fake-gcs-server is not installed and \`${install}\` failed; install Go and run that command, then make sure "${path}" exists`,
+      { cause: err, retryable: false, details: { path, operation: 'install', install } },
     );
   }
   if (!existsSync(path)) {
