@@ -7,6 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Entrypoint, JobFailed, buildStepReentry, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
 import type { FrayLogger, IrisJobClient } from '@marin/fray';
 
+import { clientContract } from '../contracts/client.contract.js';
+
 const FIXTURE = 'packages/fray/test/fixtures/jobs.ts';
 const quiet: FrayLogger = { info: () => undefined, warn: () => undefined };
 
@@ -23,6 +25,8 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fray-iris-'));
   return () => rm(dir, { recursive: true, force: true });
 });
+
+clientContract('iris, in place', () => createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }));
 
 /** A unique job name per test run: the cluster outlives single tests. */
 function name(base: string): string {

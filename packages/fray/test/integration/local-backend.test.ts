@@ -2,8 +2,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Entrypoint, FrayError, JobFailed, createLocalClient, currentClient, currentJobContext, waitAll } from '@marin/fray';
+import { Entrypoint, FrayError, JobFailed, ResourceConfig, createLocalClient, currentClient, currentJobContext, waitAll } from '@marin/fray';
 import type { FrayLogger, JobStatus } from '@marin/fray';
+
+import { clientContract } from '../contracts/client.contract.js';
 
 const FIXTURE = 'packages/fray/test/fixtures/jobs.ts';
 
@@ -37,6 +39,8 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+clientContract('local', () => createLocalClient({ logger: captureLogger(), killGraceMs: 500 }));
 
 let dir: string;
 beforeEach(async () => {
@@ -234,6 +238,16 @@ describe('local backend: module entrypoints', () => {
     });
     expect(await failing.wait({ raiseOnFailure: false })).toBe('failed');
     expect((await failing.logs()).join('\n')).toContain('sub-kaput');
+  });
+
+  it('warns once about accelerators it does not enforce', async () => {
+    const logger = captureLogger();
+    await using client = createLocalClient({ logger });
+    for (const name of ['gpu-a', 'gpu-b']) {
+      const job = await client.submit({ name, resources: ResourceConfig.withGpu('H100'), entrypoint: Entrypoint.fromCallable(() => undefined) });
+      await job.wait();
+    }
+    expect(logger.warnings).toHaveLength(1);
   });
 
   it('refuses a callable without reentry in reentry mode', async () => {
