@@ -27,7 +27,7 @@ export function mirrorContract(name: string, open: () => Promise<MirrorFixture>)
         localPrefix: f.local,
         remotePrefixes: f.remotes,
         budget: new TransferBudget(1024 ** 3),
-        lockWait: { attempts: 200, intervalMs: 50 },
+        lockWait: { attempts: 1200, intervalMs: 50 },
         log: (l) => lines.push(l),
         ...extra,
       });
