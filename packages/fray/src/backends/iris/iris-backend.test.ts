@@ -77,6 +77,10 @@ describe('createIrisBackend().toJobSpec()', () => {
     const inPlace = createIrisBackend({ irisClient: offline, workspace, inPlace: true, logger: silentLogger }).toJobSpec({ name: 'x', entrypoint: bin });
     expect(inPlace.entrypoint.setup).toBeUndefined();
     expect(inPlace.inPlaceWorkdir).toBe(workspace);
+    const inPlaceBackend = createIrisBackend({ irisClient: offline, workspace, inPlace: true, logger: silentLogger });
+    expect(() => inPlaceBackend.toJobSpec({ name: 'x', entrypoint: bin, environment: createEnvironment({ dependencyGroups: ['nope'] }, {}) })).toThrow(
+      expect.objectContaining({ code: 'FRAY_INVALID_ARGUMENT' }),
+    );
   });
 
   it('inherits the parent’s setup inside a task unless the request asks for its own', () => {

@@ -124,7 +124,13 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
 
   const setupOf = (resolved: ResolvedJobRequest): { setup?: string[][]; dependencyGroups?: string[]; npmPackages?: string[] } => {
     const env = resolved.environment;
-    if (config.inPlace) return {};
+    if (config.inPlace) {
+      // Nothing is installed in place, but a misspelt group must fail here as it would with a bundle.
+      if ((env.dependencyGroups?.length ?? 0) > 0) {
+        resolveDependencyGroups(env.dependencyGroups, resolved.resources.device, readDependencyGroups(env.workspace ?? workspace()));
+      }
+      return {};
+    }
     if (env.setupCommands !== undefined) return { setup: env.setupCommands.map((c) => [...c]) };
     const explicit = env.dependencyGroups !== undefined || (env.npmPackages?.length ?? 0) > 0;
     // A child inherits its parent's environment unless it asks for its own (Iris §5.5).
