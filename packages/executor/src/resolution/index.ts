@@ -1,4 +1,4 @@
-export { instantiateConfig, unresolvedOutputNameError } from './instantiate-config.js';
+export { instantiateConfig, stripFloatValues, unresolvedOutputNameError } from './instantiate-config.js';
 export type { InstantiateConfigOptions } from './instantiate-config.js';
 export { resolveLocalPlaceholders } from './resolve-local-placeholders.js';
 export { absolutePrefix, hasScheme, makePrefixAbsolute } from './make-prefix-absolute.js';

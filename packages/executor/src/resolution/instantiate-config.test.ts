@@ -5,7 +5,7 @@ import { InputName } from '../dag/input-name.js';
 import { mirrored } from '../dag/mirrored-value.js';
 import { thisOutputPath } from '../dag/output-name.js';
 import { versioned } from '../dag/versioned-value.js';
-import { instantiateConfig } from './instantiate-config.js';
+import { instantiateConfig, stripFloatValues } from './instantiate-config.js';
 
 const mk = (name: string, config: unknown = {}): ExecutorStep => new ExecutorStep({ name, fn: null, config });
 const dep = mk('tok');
@@ -142,5 +142,38 @@ describe('instantiateConfig() mirror:// rewriting', () => {
     expect(() =>
       instantiateConfig({ m: mirrored(pinned) }, { ...base, outputPaths: new Map([[pinned, 'gs://elsewhere/pinned']]) }),
     ).toThrow(expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT' }));
+  });
+});
+
+describe('stripFloatValues()', () => {
+  it('copies only the containers on the way to a FloatValue', () => {
+    class Opts {
+      constructor(
+        readonly lr: unknown,
+        readonly tags: string[],
+      ) {}
+    }
+    const untouched = { a: [1, 2], b: 'x' };
+    const tags = ['t'];
+    const input = { untouched, opts: Object.freeze(new Opts(float(1), tags)), list: [float(2), 3], map: new Map([['k', float(4)]]) };
+    const out = stripFloatValues(input) as Record<string, unknown>;
+    expect(out).not.toBe(input);
+    expect(out['untouched']).toBe(untouched);
+    expect(out['opts']).toBeInstanceOf(Opts);
+    expect(out['opts']).toMatchObject({ lr: 1 });
+    expect((out['opts'] as Opts).tags).toBe(tags);
+    expect(Object.isFrozen(out['opts'])).toBe(true);
+    expect(out['list']).toEqual([2, 3]);
+    expect(out['map']).toEqual(new Map([['k', 4]]));
+    expect(stripFloatValues(untouched)).toBe(untouched);
+    expect((input.list[0] as unknown)).toEqual(float(2));
+  });
+
+  it('leaves placeholders alone and rejects a cycle', () => {
+    const ref = thisOutputPath();
+    expect(stripFloatValues({ ref })).toEqual({ ref });
+    const c: Record<string, unknown> = { f: float(1) };
+    c['c'] = c;
+    expect(() => stripFloatValues(c)).toThrow(expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT' }));
   });
 });

@@ -1,5 +1,5 @@
 import { FloatValue } from '@marin/rigging';
-import { isRecord, mapContainer } from '../dag/config-node.js';
+import { configCycleError, isRecord, mapContainer, mapRecord } from '../dag/config-node.js';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import { MirroredValue } from '../dag/mirrored-value.js';
@@ -32,21 +32,6 @@ export function unresolvedOutputNameError(x: OutputName): ExecutorError {
   );
 }
 
-function containsFloat(x: unknown, stack: Set<object>): boolean {
-  if (x === null || typeof x !== 'object') return false;
-  if (FloatValue.is(x)) return true;
-  if (stack.has(x)) return false;
-  stack.add(x);
-  try {
-    if (Array.isArray(x)) return x.some((c) => containsFloat(c, stack));
-    if (x instanceof Map) return [...x.values()].some((c) => containsFloat(c, stack));
-    if (!isRecord(x) || isPlaceholder(x)) return false;
-    return Object.keys(x).some((k) => containsFloat(x[k], stack));
-  } finally {
-    stack.delete(x);
-  }
-}
-
 function isPlaceholder(x: object): boolean {
   return (
     x instanceof VersionedValue ||
@@ -62,7 +47,48 @@ function stripFloats(x: unknown, stack: Set<object>): unknown {
   if (FloatValue.is(x)) return x.value;
   // Placeholders inside a versioned value are not resolved (Marin does not search them either).
   if (isPlaceholder(x)) return x;
-  return mapContainer(x, stack, (c) => stripFloats(c, stack));
+  if (!Array.isArray(x) && !(x instanceof Map) && !isRecord(x)) return x;
+  if (stack.has(x)) throw configCycleError(null, x.constructor?.name ?? 'object');
+  stack.add(x);
+  try {
+    // Copy on write: a container without FloatValues inside is returned as it is.
+    if (Array.isArray(x)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < x.length; i++) {
+        const v: unknown = x[i];
+        const r = stripFloats(v, stack);
+        if (out === null && r !== v) out = x.slice(0, i);
+        out?.push(r);
+      }
+      return out ?? x;
+    }
+    if (x instanceof Map) {
+      const stripped = [...x].map(([k, v]): [unknown, unknown, boolean] => {
+        const r = stripFloats(v, stack);
+        return [k, r, r !== v];
+      });
+      return stripped.some((e) => e[2]) ? new Map(stripped.map(([k, r]) => [k, r])) : x;
+    }
+    const changed = new Map<string, unknown>();
+    for (const k of Object.keys(x)) {
+      const v = x[k];
+      const r = stripFloats(v, stack);
+      if (r !== v) changed.set(k, r);
+    }
+    return changed.size === 0 ? x : mapRecord(x, (v, k) => (changed.has(k) ? changed.get(k) : v));
+  } finally {
+    stack.delete(x);
+  }
+}
+
+/**
+ * Replaces every `FloatValue` in a resolved config by its number, copying only the containers on the
+ * way to one (everything else is shared with `config`). Placeholders are left alone.
+ *
+ * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for a cyclic value.
+ */
+export function stripFloatValues(config: unknown): unknown {
+  return stripFloats(config, new Set());
 }
 
 /**
@@ -103,10 +129,7 @@ export function instantiateConfig<TConfig>(config: TConfig, options: Instantiate
       if (outputPath === null) throw unresolvedOutputNameError(x);
       return joinName(outputPath, x.name);
     }
-    if (x instanceof VersionedValue) {
-      // Most versioned values hold no FloatValue: hand them over as they are, without a copy.
-      return keepFloats || !containsFloat(x.value, new Set()) ? x.value : stripFloats(x.value, new Set());
-    }
+    if (x instanceof VersionedValue) return keepFloats ? x.value : stripFloats(x.value, new Set());
     if (x instanceof MirroredValue) {
       const inner: unknown = x.value;
       if (inner instanceof InputName) return mirrorUrlForInput(inner, outputPaths, prefix);

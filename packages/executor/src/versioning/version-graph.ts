@@ -8,7 +8,7 @@ import { VersionedValue } from '../dag/versioned-value.js';
 import { ExecutorError } from '../errors.js';
 import { stderrLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
-import { instantiateConfig } from '../resolution/instantiate-config.js';
+import { instantiateConfig, stripFloatValues } from '../resolution/instantiate-config.js';
 import { makePrefixAbsolute } from '../resolution/make-prefix-absolute.js';
 import { collectDependenciesAndVersion } from './collect-dependencies.js';
 import type { CollectedDependencies } from './collect-dependencies.js';
@@ -238,9 +238,14 @@ export class VersionGraph {
       }
       outputPath = override;
     }
-    const resolveOpts = { outputPath, outputPaths: this.outputPaths, prefix: this.prefix };
-    const config = instantiateConfig(step.config, resolveOpts);
-    const infoConfig = instantiateConfig(step.config, { ...resolveOpts, keepFloats: true });
+    const infoConfig = instantiateConfig(step.config, {
+      outputPath,
+      outputPaths: this.outputPaths,
+      prefix: this.prefix,
+      keepFloats: true,
+    });
+    // Shares everything with infoConfig except the containers on the way to a FloatValue.
+    const config = stripFloatValues(infoConfig);
 
     let canonical = this.#byVersionStr.get(versionStr);
     if (canonical === undefined) {
