@@ -176,6 +176,8 @@ export class LocalJob implements JobHandle {
         onLine: (line) => this.record(line, taskIndex, numTasks),
       });
       this.processes.add(run);
+      // A terminate that raced with writing the files or spawning found no process to stop; stop this one now.
+      if (this.abort.signal.aborted) void run.terminate(this.host.killGraceMs);
       try {
         const outcome = await run.outcome;
         if (outcome.kind === 'spawn-error') {
