@@ -43,6 +43,7 @@ export {
   maxMirrorBudgetGb,
   mirrorUrlForInput,
   resolveLocalPlaceholders,
+  stripFloatValues,
   unresolvedOutputNameError,
 } from './resolution/index.js';
 export type { ComputeOutputPathOptions, InstantiateConfigOptions } from './resolution/index.js';
