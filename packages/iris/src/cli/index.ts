@@ -1,14 +1,17 @@
 import { Command, CommanderError, Option } from 'commander';
 import { IrisError } from '../errors.js';
 import type { CliIo } from './cli-context.js';
-import { clusterStartCommand, clusterStatusCommand, clusterStopCommand } from './cluster-commands.js';
 import type { ClusterStartFlags } from './cluster-commands.js';
-import { controllerServeCommand, workerStartCommand } from './daemon-commands.js';
 import type { WorkerStartFlags } from './daemon-commands.js';
-import { jobListCommand, jobLogsCommand, jobStopCommand, jobSummaryCommand } from './job-commands.js';
 import type { JobLogsFlags } from './job-commands.js';
-import { runJobCommand } from './job-run.js';
 import type { JobRunFlags } from './job-run.js';
+
+// Command modules load on demand: `iris job run` against a running cluster must not pay for the
+// controller, SQLite, worker and bundle code it never uses.
+const jobRun = () => import('./job-run.js');
+const jobCommands = () => import('./job-commands.js');
+const clusterCommands = () => import('./cluster-commands.js');
+const daemonCommands = () => import('./daemon-commands.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -78,7 +81,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .argument('<command...>', 'the command, after --')
     .passThroughOptions()
     .action(async (command: string[], flags: JobRunFlags) => {
-      code = await runJobCommand(flags, command, io, signal);
+      code = await (await jobRun()).runJobCommand(flags, command, io, signal);
     });
   job
     .command('list')
@@ -87,7 +90,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--prefix <prefix>', 'only jobs whose id starts with this')
     .option('--json', 'JSON output')
     .action(async (flags: { controller?: string; state?: string; prefix?: string; json?: boolean }) => {
-      code = await jobListCommand(flags, io);
+      code = await (await jobCommands()).jobListCommand(flags, io);
     });
   job
     .command('logs')
@@ -101,7 +104,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--attempt <n>', 'only this attempt')
     .option('--no-children', 'leave out child jobs')
     .action(async (jobId: string, flags: JobLogsFlags) => {
-      code = await jobLogsCommand(jobId, flags, io, signal);
+      code = await (await jobCommands()).jobLogsCommand(jobId, flags, io, signal);
     });
   job
     .command('stop')
@@ -109,7 +112,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .addOption(controllerOption())
     .option('--no-include-children', 'leave child jobs running')
     .action(async (jobIds: string[], flags: { controller?: string; includeChildren: boolean }) => {
-      code = await jobStopCommand(jobIds, flags, io);
+      code = await (await jobCommands()).jobStopCommand(jobIds, flags, io);
     });
   job
     .command('summary')
@@ -117,7 +120,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .addOption(controllerOption())
     .option('--json', 'JSON output')
     .action(async (jobId: string, flags: { controller?: string; json?: boolean }) => {
-      code = await jobSummaryCommand(jobId, flags, io);
+      code = await (await jobCommands()).jobSummaryCommand(jobId, flags, io);
     });
 
   const cluster = program.command('cluster').description('keep and inspect a local cluster');
@@ -131,17 +134,17 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--fresh', 'start from an empty state')
     .option('--detach', 'run in the background')
     .action(async (flags: ClusterStartFlags) => {
-      code = await clusterStartCommand(flags, io, signal, argv);
+      code = await (await clusterCommands()).clusterStartCommand(flags, io, signal, argv);
     });
   cluster
     .command('status')
     .addOption(controllerOption())
     .option('--json', 'JSON output')
     .action(async (flags: { controller?: string; json?: boolean }) => {
-      code = await clusterStatusCommand(flags, io);
+      code = await (await clusterCommands()).clusterStatusCommand(flags, io);
     });
   cluster.command('stop').action(async () => {
-    code = await clusterStopCommand(io);
+    code = await (await clusterCommands()).clusterStopCommand(io);
   });
 
   program
@@ -162,7 +165,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--cache-dir <dir>', 'worker cache (default $IRIS_HOME/worker)')
     .option('--task-env <KEY=VALUE>', 'variable for every task (repeatable)', collect, [])
     .action(async (flags: WorkerStartFlags) => {
-      code = await workerStartCommand(flags, io, signal);
+      code = await (await daemonCommands()).workerStartCommand(flags, io, signal);
     });
   program
     .command('controller')
@@ -172,7 +175,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
     .option('--fresh', 'start from an empty state')
     .action(async (flags: { bind: string; stateDir?: string; fresh?: boolean }) => {
-      code = await controllerServeCommand(flags, io, signal);
+      code = await (await daemonCommands()).controllerServeCommand(flags, io, signal);
     });
 
   try {

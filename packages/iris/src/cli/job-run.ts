@@ -4,10 +4,8 @@ import type { JobSpec } from '../client/job-spec.js';
 import type { JobInfo } from '../client/job-types.js';
 import { TERMINAL_JOB_STATES } from '../client/job-types.js';
 import { IrisError } from '../errors.js';
-import { startLocalCluster } from '../local-cluster/local-cluster.js';
 import type { LocalClusterHandle } from '../local-cluster/local-cluster.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { buildSetupCommands } from '../bundle/setup-commands.js';
 import { resolveController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatLogLine } from './cli-format.js';
@@ -80,6 +78,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
       bundle = null;
     } else if (!inTask) {
       bundle = 'workspace';
+      const { buildSetupCommands } = await import('../bundle/setup-commands.js');
       spec.entrypoint = { run: spec.command!, setup: buildSetupCommands({ bundleRoot: process.cwd(), dependencyGroups: spec.dependencyGroups ?? [] }) };
       delete spec.command;
     }
@@ -90,6 +89,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     }
     const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
     if (tpu) io.stderr(`iris: starting an embedded cluster with one simulated ${tpu.name} slice (${tpu.vmCount} workers)\n`);
+    const { startLocalCluster } = await import('../local-cluster/local-cluster.js');
     cluster = await startLocalCluster({ workers: 1, simulateTpu: tpu ? [{ variant: tpu.name, slices: 1 }] : [], termTimeoutMs: 2000 });
     client = cluster.client();
     spec.inPlaceWorkdir = process.cwd();
@@ -125,7 +125,10 @@ async function followToEnd(
   const watcher = opts.failFastUnschedulable
     ? (async () => {
         while (!stop.signal.aborted) {
-          await new Promise((r) => setTimeout(r, 250));
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, 250);
+            stop.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+          });
           if (stop.signal.aborted) return;
           const job = await client.getJob(jobId).catch(() => undefined);
           if (job && job.state === 'PENDING' && !job.canBeScheduled) {

@@ -3,7 +3,6 @@ import { Metadata, credentials } from '@grpc/grpc-js';
 import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
 import { z } from 'zod';
 import { createAuthInterceptor } from '../auth/token-auth.js';
-import { createBundle } from '../bundle/create-bundle.js';
 import type { Bundle } from '../bundle/create-bundle.js';
 import { IrisError, irisErrorFromServiceError } from '../errors.js';
 import { ControllerServiceClient, LogQuery as ProtoLogQuery } from '../gen/iris/v1/controller.js';
@@ -122,6 +121,7 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
     if (choice === undefined) return process.env['IRIS_TASK_ID'] ? (process.env['IRIS_BUNDLE_ID'] ?? '') : '';
     if (choice === null) return '';
     if (choice !== 'workspace' && 'bundleId' in choice) return choice.bundleId;
+    const { createBundle } = await import('../bundle/create-bundle.js');
     const bundle = await createBundle({ root: choice === 'workspace' ? gitTopLevel() : choice.root });
     return uploadBundle(bundle);
   };

@@ -1,0 +1,130 @@
+/**
+ * Cluster benchmarks: `iris job run -- true` on a warm local cluster (CLI process start to exit) and
+ * 500 trivial jobs through a local cluster of 4 workers. Prints figures; asserts nothing.
+ *
+ * Run alone: `node --conditions=@marin/source --import tsx bench/cluster.bench.ts`
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startLocalCluster } from '../src/local-cluster/local-cluster.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** What the cluster benchmark measured. */
+export interface ClusterBenchResult {
+  /** How the CLI was run: the built `bin/iris.js`, or from source through tsx when dist/ is missing. */
+  readonly cliMode: 'dist' | 'source';
+  readonly jobRunRuns: number;
+  readonly jobRunP50Ms: number;
+  readonly jobRunP90Ms: number;
+  /** Same submit → SUCCEEDED path from an in-process client (no CLI process start). */
+  readonly inProcessP50Ms: number;
+  readonly throughputJobs: number;
+  readonly throughputWorkers: number;
+  readonly throughputSeconds: number;
+  readonly jobsPerSecond: number;
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))] ?? NaN;
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv, mode: 'dist' | 'source'): Promise<number> {
+  const argv = mode === 'dist' ? [join(PACKAGE_ROOT, 'bin/iris.js'), ...args] : ['--conditions=@marin/source', '--import', 'tsx', join(PACKAGE_ROOT, 'test/helpers/iris-cli-entry.ts'), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: PACKAGE_ROOT, env, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+/** Runs both cluster benchmarks. */
+export async function runClusterBench(options: { runs?: number; jobs?: number } = {}): Promise<ClusterBenchResult> {
+  const runs = options.runs ?? 15;
+  const jobs = options.jobs ?? 500;
+  const mode: 'dist' | 'source' = existsSync(join(PACKAGE_ROOT, 'dist/cli/index.js')) ? 'dist' : 'source';
+  const home = mkdtempSync(join(tmpdir(), 'iris-bench-home-'));
+  try {
+    // 1. `iris job run -- true` against a warm local cluster, found through $IRIS_HOME like `cluster start --local`.
+    const warm = await startLocalCluster({ workers: 1 });
+    const client = warm.client();
+    writeFileSync(join(home, 'local-cluster.json'), JSON.stringify({ address: warm.address, pid: process.pid, stateDir: home, startedAtMs: Date.now() }));
+    const env = { ...process.env, IRIS_HOME: home, IRIS_CONTROLLER_ADDRESS: '' };
+    const cliMs: number[] = [];
+    const inProcessMs: number[] = [];
+    try {
+      await runCli(['job', 'run', '--', 'true'], env, mode);
+      for (let i = 0; i < runs; i++) {
+        const start = performance.now();
+        const code = await runCli(['job', 'run', '--', 'true'], env, mode);
+        if (code !== 0) throw new Error(`iris job run exited ${code}`);
+        cliMs.push(performance.now() - start);
+      }
+      for (let i = 0; i < runs; i++) {
+        const start = performance.now();
+        const id = await client.launchJob({ name: `/bench/inproc-${i}`, command: ['true'] });
+        await client.waitForJob(id);
+        inProcessMs.push(performance.now() - start);
+      }
+    } finally {
+      await client.close();
+      await warm.close();
+    }
+
+    // 2. Throughput: `jobs` trivial jobs through 4 workers.
+    const cluster = await startLocalCluster({ workers: 4, cpuMillicores: 4000, memoryBytes: 4 * 2 ** 30 });
+    const c = cluster.client();
+    let seconds: number;
+    try {
+      const start = performance.now();
+      const ids: string[] = [];
+      for (let i = 0; i < jobs; i += 50) {
+        ids.push(
+          ...(await Promise.all(
+            Array.from({ length: Math.min(50, jobs - i) }, (_, k) => c.launchJob({ name: `/bench/t-${i + k}`, command: ['true'], resources: { cpu: 0.1, memory: '16m' } })),
+          )),
+        );
+      }
+      for (;;) {
+        const states = await c.getJobStates(ids);
+        const done = [...states.values()].filter((s) => s === 'SUCCEEDED' || s === 'FAILED' || s === 'KILLED' || s === 'WORKER_FAILED').length;
+        if (done === ids.length) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      seconds = (performance.now() - start) / 1000;
+    } finally {
+      await c.close();
+      await cluster.close();
+    }
+    return {
+      cliMode: mode,
+      jobRunRuns: runs,
+      jobRunP50Ms: percentile(cliMs, 0.5),
+      jobRunP90Ms: percentile(cliMs, 0.9),
+      inProcessP50Ms: percentile(inProcessMs, 0.5),
+      throughputJobs: jobs,
+      throughputWorkers: 4,
+      throughputSeconds: seconds,
+      jobsPerSecond: jobs / seconds,
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The figures as printable lines. */
+export function formatClusterBench(r: ClusterBenchResult): string {
+  return [
+    `iris job run -- true, warm local cluster, CLI from ${r.cliMode} (${r.jobRunRuns} runs): p50 ${r.jobRunP50Ms.toFixed(0)} ms, p90 ${r.jobRunP90Ms.toFixed(0)} ms`,
+    `submit -> SUCCEEDED from an in-process client, \`true\`: p50 ${r.inProcessP50Ms.toFixed(0)} ms`,
+    `${r.throughputJobs} trivial jobs through ${r.throughputWorkers} workers: ${r.throughputSeconds.toFixed(1)} s, ${r.jobsPerSecond.toFixed(1)} jobs/s`,
+  ].join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(formatClusterBench(await runClusterBench()));
+}

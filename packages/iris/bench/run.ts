@@ -1,0 +1,15 @@
+/**
+ * `npm run bench` for @marin/iris: placement kernel, cluster end to end, then the worker figures.
+ * Prints figures only.
+ */
+import { availableParallelism } from 'node:os';
+import { formatClusterBench, runClusterBench } from './cluster.bench.js';
+import { formatPlacementBench, runPlacementBench } from './placement.bench.js';
+
+console.log(`nproc ${availableParallelism()}`);
+console.log('\n## placement');
+console.log(formatPlacementBench(runPlacementBench()));
+console.log('\n## cluster');
+console.log(formatClusterBench(await runClusterBench()));
+console.log('\n## worker');
+await import('./worker.bench.js');
