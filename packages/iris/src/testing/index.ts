@@ -1,4 +1,5 @@
 /**
  * Test helpers of `@marin/iris`, published as `@marin/iris/testing`.
  */
-export {};
+export { LOCAL_CLUSTER_PRESETS, startManualTickController, startTestCluster } from '../local-cluster/local-cluster-presets.js';
+export type { LocalClusterPreset } from '../local-cluster/local-cluster-presets.js';
