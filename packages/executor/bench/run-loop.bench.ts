@@ -1,16 +1,22 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRY = join(PACKAGE_DIR, 'bench', 'fixtures', 'wide-dag.ts');
+const ENTRY = join(PACKAGE_DIR, 'bench', 'fixtures', 'wide-dag.js');
+const SOURCE_FLAGS = ['--conditions=@marin/source', '--import', 'tsx'];
 
-function runEntry(args: string[], env: Record<string, string>): Promise<{ ms: number; code: number | null; stderr: string }> {
+function runEntry(
+  args: string[],
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = SOURCE_FLAGS,
+): Promise<{ ms: number; code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['--conditions=@marin/source', '--import', 'tsx', ENTRY, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, ENTRY, ...args], {
       cwd: PACKAGE_DIR,
       env: { ...process.env, CI: '1', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -26,7 +32,8 @@ function runTook(stderr: string): string {
 }
 
 /**
- * Run-loop benchmarks, each a whole spawned process (`node --conditions=@marin/source --import tsx`):
+ * Run-loop benchmarks, each a whole spawned process (`node --conditions=@marin/source --import tsx`,
+ * plus plain `node` on the built dist/ when it exists):
  * (b) a no-op re-run of an already-successful 1,000-step DAG on a local prefix (target < 3 s);
  * (c) 200 independent steps sleeping 100 ms each at --max-concurrent 50 (target < 1.5 s).
  */
@@ -44,6 +51,14 @@ export async function benchRunLoop(): Promise<void> {
     const warm = await runEntry(['--prefix', join(prefix, 'dag')], { BENCH_STEPS: '1000' });
     if (warm.code !== 0) throw new Error(`no-op re-run failed:\n${warm.stderr}`);
     console.log(`  (b) 1,000-step DAG, no-op re-run, whole process:    ${(warm.ms / 1000).toFixed(2)} s (run ${runTook(warm.stderr)} s; target < 3 s)`);
+
+    if (existsSync(join(PACKAGE_DIR, 'dist', 'index.js'))) {
+      const fromDist = await runEntry(['--prefix', join(prefix, 'dag')], { BENCH_STEPS: '1000' }, []);
+      if (fromDist.code !== 0) throw new Error(`no-op re-run from dist failed:\n${fromDist.stderr}`);
+      console.log(`  (b) same, from the built dist/ (plain node):       ${(fromDist.ms / 1000).toFixed(2)} s (run ${runTook(fromDist.stderr)} s)`);
+    } else {
+      console.log('  (b) from dist/: skipped, run `nx run-many -t build` first');
+    }
 
     const sleepers = await runEntry(['--prefix', join(prefix, 'sleep'), '--max-concurrent', '50'], {
       BENCH_STEPS: '200',
