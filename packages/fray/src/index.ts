@@ -61,3 +61,5 @@ export { createInTaskIrisBackend, createIrisBackend } from './backends/iris/iris
 export type { IrisBackend, IrisBackendOptions } from './backends/iris/iris-backend.js';
 export type { IrisJobClient, IrisJobSpec } from './backends/iris/iris-job-client.js';
 export { IRIS_WAIT_INITIAL_SLEEP_MS, IRIS_WAIT_MAX_SLEEP_MS, IrisJobHandle } from './backends/iris/iris-job-handle.js';
+export { stepJobRequest } from './remote/step-job.js';
+export type { StepJobOptions } from './remote/step-job.js';
