@@ -8,10 +8,12 @@ interface PythonCase {
   unsorted: string;
   sorted: string;
   md5: string;
+  indented?: string;
 }
 
 // 120 random values json.dumps-ed by CPython 3.11 (see fixtures/generate-python-json-cases.py):
-// unicode and astral keys, integer-like keys, big ints, floats across every decade, nesting.
+// unicode and astral keys, integer-like keys, big ints, floats across every decade, nesting;
+// the first 30 also in indent=2 form (what info files use).
 const cases = JSON.parse(
   readFileSync(new URL('./fixtures/python-json-cases.json', import.meta.url), 'utf8'),
 ) as PythonCase[];
@@ -19,6 +21,7 @@ const cases = JSON.parse(
 describe('pyJsonDumps() against CPython', () => {
   it('has the fixture', () => {
     expect(cases.length).toBe(120);
+    expect(cases.filter((c) => c.indented !== undefined)).toHaveLength(30);
   });
 
   it.each(cases.map((c, i) => [i, c] as const))('case %i: sorts and serializes exactly like json.dumps', (_i, c) => {
@@ -27,5 +30,7 @@ describe('pyJsonDumps() against CPython', () => {
     expect(sorted).toBe(c.sorted);
     expect(createHash('md5').update(sorted).digest('hex')).toBe(c.md5);
     expect(pyJsonDumps(parsePyJson(c.sorted))).toBe(c.sorted);
+    expect(pyJsonDumps(value)).toBe(c.unsorted);
+    if (c.indented !== undefined) expect(pyJsonDumps(value, { indent: 2 })).toBe(c.indented);
   });
 });
