@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
@@ -80,8 +81,14 @@ function toProtoQuery(q: LogQuery): ProtoLogQuery {
   });
 }
 
-function gitTopLevel(): string {
-  return process.env['IRIS_WORKSPACE'] ?? process.cwd();
+/** The workspace a `'workspace'` bundle packs: `IRIS_WORKSPACE`, else the git top level, else the cwd. */
+function workspaceRoot(): string {
+  if (process.env['IRIS_WORKSPACE']) return process.env['IRIS_WORKSPACE'];
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || process.cwd();
+  } catch {
+    return process.cwd();
+  }
 }
 
 /**
@@ -122,7 +129,7 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
     if (choice === null) return '';
     if (choice !== 'workspace' && 'bundleId' in choice) return choice.bundleId;
     const { createBundle } = await import('../bundle/create-bundle.js');
-    const bundle = await createBundle({ root: choice === 'workspace' ? gitTopLevel() : choice.root });
+    const bundle = await createBundle({ root: choice === 'workspace' ? workspaceRoot() : choice.root });
     return uploadBundle(bundle);
   };
 

@@ -307,3 +307,32 @@ describe('ControllerState: task state machine', () => {
     expect(h.taskState('/alice/j/0')).toBe(TaskState.TASK_STATE_ASSIGNED);
   });
 });
+
+describe('ControllerState: restart recovery', () => {
+  it('after a restart no worker is reaped for the downtime: liveness clocks start afresh', () => {
+    h = createStateHarness({ graceMs: 1000, minFailures: 2 });
+    h.registerWorker('w1');
+    h.failReconcile('w1');
+    h.advance(60_000); // the controller was down for a minute
+    h.state.resetLiveness();
+    h.failReconcile('w1');
+    expect(h.state.store.worker('w1')).toBeDefined();
+    h.advance(1500);
+    h.failReconcile('w1');
+    expect(h.state.store.worker('w1')).toBeUndefined();
+  });
+
+  it('a dispatch lost in a restart comes back MISSING and is retried for free with a new uid', () => {
+    h = createStateHarness();
+    h.registerWorker('w1');
+    h.launch('/alice/lost');
+    h.tick();
+    const uid = h.uidOf('/alice/lost/0');
+    h.state.resetLiveness();
+    h.report('/alice/lost/0', TaskState.TASK_STATE_MISSING);
+    expect(h.state.store.task('/alice/lost/0')).toMatchObject({ state: TaskState.TASK_STATE_PENDING, preemption_count: 0, failure_count: 0 });
+    h.tick();
+    expect(h.taskState('/alice/lost/0')).toBe(TaskState.TASK_STATE_ASSIGNED);
+    expect(h.uidOf('/alice/lost/0')).not.toBe(uid);
+  });
+});
