@@ -1,6 +1,17 @@
 /**
  * @packageDocumentation
- * `@marin/iris`. See README.md.
+ * `@marin/iris`: a gRPC cluster scheduler (controller, workers, client, `iris` CLI, embedded local
+ * cluster, TPU-slice-aware gang placement). See README.md.
+ *
+ * @example
+ * ```ts
+ * import { startLocalCluster } from '@marin/iris';
+ *
+ * await using cluster = await startLocalCluster({ workers: 1 });
+ * await using client = cluster.client();
+ * const jobId = await client.launchJob({ name: 'hello', command: ['node', '-e', "console.log('hi')"] });
+ * const job = await client.waitForJob(jobId); // job.state === 'SUCCEEDED'
+ * ```
  */
 export { IrisError } from './errors.js';
 export type { IrisErrorCode } from './errors.js';
