@@ -121,6 +121,7 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
     let first = true;
     let lastState = JobState.JOB_STATE_UNSPECIFIED;
     while (!cancelled) {
+      if (deps.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
       const terminal = !state.store.job(jobId) || state.isTreeTerminal(jobId, includeChildren);
       const page = state.logs.query({ ...q, cursor, tail: first && q.tail });
       first = false;

@@ -15,7 +15,7 @@ import type { LogStore } from './log-store.js';
 import { applyReconcileResponse } from './observations.js';
 import { planDesiredAttempts } from './reconcile-planner.js';
 import { buildRunSpec } from './run-spec.js';
-import { buildSchedulingInput, commitSchedulingResult, expireAttemptTimeouts } from './scheduling.js';
+import { buildSchedulingInput, commitSchedulingResult, committedByWorker, expireAttemptTimeouts } from './scheduling.js';
 import type { PendingInfo } from './scheduling.js';
 import { jobStatusOf, taskStatusOf } from './status-views.js';
 import { ControllerStore } from './store.js';
@@ -133,9 +133,9 @@ export class ControllerState {
   schedulingPass(): SchedulingResult {
     return this.mutate((ctx) => {
       expireAttemptTimeouts(ctx);
-      const input = buildSchedulingInput(this.store, ctx.now, this.options.limits ?? {});
-      const result = scheduleTick(input);
-      commitSchedulingResult(ctx, result);
+      const committed = committedByWorker(this.store);
+      const result = scheduleTick(buildSchedulingInput(this.store, ctx.now, this.options.limits ?? {}, committed));
+      commitSchedulingResult(ctx, result, committed);
       this.pending.clear();
       for (const p of result.pendingJobs) this.pending.set(p.jobId, { reason: p.reason, canBeScheduled: p.canBeScheduled });
       return result;

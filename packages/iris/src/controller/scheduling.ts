@@ -68,9 +68,18 @@ function fits(capacity: ResourceAmounts, used: ResourceAmounts): boolean {
   );
 }
 
+/** What live attempts hold on one worker. */
+export interface WorkerCommitment {
+  readonly used: ResourceAmounts;
+  /** Attempts still preparing (ASSIGNED or BUILDING). */
+  readonly building: number;
+  /** All live attempts. */
+  readonly running: number;
+}
+
 /** Resources held per worker, derived from live attempts (never stored as counters). */
-export function committedByWorker(store: ControllerStore): Map<string, { used: ResourceAmounts; building: number; running: number }> {
-  const out = new Map<string, { used: ResourceAmounts; building: number; running: number }>();
+export function committedByWorker(store: ControllerStore): Map<string, WorkerCommitment> {
+  const out = new Map<string, WorkerCommitment>();
   const jobOfTask = new Map<string, JobRow | undefined>();
   for (const a of store.liveAttempts()) {
     const jobId = a.task_id.slice(0, a.task_id.lastIndexOf('/'));
@@ -84,9 +93,8 @@ export function committedByWorker(store: ControllerStore): Map<string, { used: R
   return out;
 }
 
-/** Adapts one consistent view of the DB to the scheduler's plain-data input (§8.1). */
-export function buildSchedulingInput(store: ControllerStore, nowMs: number, limits: SchedulerLimits): SchedulingInput {
-  const committed = committedByWorker(store);
+/** Adapts one consistent view of the DB (and the commitments derived from it) to the scheduler's plain-data input (§8.1). */
+export function buildSchedulingInput(store: ControllerStore, nowMs: number, limits: SchedulerLimits, committed: ReadonlyMap<string, WorkerCommitment>): SchedulingInput {
   const workers: SchedulerWorker[] = store.workers().map((w) => {
     const c = committed.get(w.worker_id);
     return {
@@ -137,7 +145,7 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
  * re-checks every assignment against live capacity and worker existence (a gang is dropped whole if
  * any member fails the check) and creates ASSIGNED attempts.
  */
-export function commitSchedulingResult(ctx: LifecycleContext, result: SchedulingResult): void {
+export function commitSchedulingResult(ctx: LifecycleContext, result: SchedulingResult, committed: ReadonlyMap<string, WorkerCommitment> = committedByWorker(ctx.store)): void {
   const { store } = ctx;
   for (const taskId of result.expiredTaskIds) {
     const task = store.task(taskId);
@@ -146,7 +154,8 @@ export function commitSchedulingResult(ctx: LifecycleContext, result: Scheduling
     recomputeJob(ctx, task.job_id);
   }
   const used = new Map<string, ResourceAmounts>();
-  for (const [w, c] of committedByWorker(store)) used.set(w, c.used);
+  // Expiring deadlines touches only PENDING tasks without live attempts, so the commitments still hold.
+  for (const [w, c] of committed) used.set(w, c.used);
   const byJob = new Map<string, Assignment[]>();
   for (const a of result.assignments) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
   for (const [jobId, assignments] of byJob) {

@@ -87,6 +87,11 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
       req.entrypoint.setupCommands = parentReq.entrypoint.setupCommands.map((c) => ({ argv: [...c.argv] }));
     }
     if (req.bundleId === '') req.bundleId = parentReq.bundleId;
+    // A child of an in-place job (embedded cluster) runs in the same workspace unless it brings a bundle.
+    if (req.bundleId === '' && req.entrypoint && !req.entrypoint.inPlace && parentReq.entrypoint?.inPlace) {
+      req.entrypoint.inPlace = true;
+      req.entrypoint.workdir = parentReq.entrypoint.workdir;
+    }
   }
 
   const seq = store.nextSeq('job_seq');
