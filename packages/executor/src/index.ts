@@ -1,6 +1,18 @@
 /**
  * @packageDocumentation
- * `@marin/executor`. See README.md.
+ * `@marin/executor`: a DAG of `ExecutorStep`s with versions, hashes and output paths byte-compatible
+ * with Python Marin, run with skipping of completed outputs and a status/lease protocol shared with
+ * other executors. See README.md.
+ *
+ * @example
+ * ```ts
+ * import { Executor, ExecutorStep, versioned } from '@marin/executor';
+ *
+ * const data = new ExecutorStep({ name: 'hello_world/data', config: {}, fn: async (_c, ctx) => { ... } });
+ * const stats = new ExecutorStep({ name: 'hello_world/stats', config: { input_path: data, n: versioned(3) }, fn: ... });
+ * const paths = await new Executor({ prefix: '/tmp/marin' }).run([stats]);
+ * paths.get(data); // '/tmp/marin/hello_world/data-d50b06'
+ * ```
  */
 export { ExecutorError } from './errors.js';
 export type { ExecutorErrorCode } from './errors.js';
