@@ -293,7 +293,7 @@ describe('ControllerState: task state machine', () => {
     expect(h.jobState('/alice/j')).toBe(JobState.JOB_STATE_SUCCEEDED);
   });
 
-  it('ignores a report for a non-current attempt and logs the precondition error', () => {
+  it('ignores a stale report for a non-current attempt and logs the precondition error', () => {
     h = createStateHarness();
     h.registerWorker('w1');
     h.launch('/alice/j', { maxRetriesFailure: 2 });
@@ -302,7 +302,13 @@ describe('ControllerState: task state machine', () => {
     // Attempt 0 is superseded by a timeout-style stop while the task already has attempt 1.
     h.finish('/alice/j/0', TaskState.TASK_STATE_FAILED, 1);
     h.tick();
-    h.respond('w1', [{ attemptUid: old.attempt_uid, state: TaskState.TASK_STATE_RUNNING }]);
+    const plan = h.plan('w1');
+    h.state.applyReconcileResult(
+      { ...plan, planned: new Set([...plan.planned, old.attempt_uid]) },
+      { response: { workerId: 'w1', observed: [{ attemptUid: old.attempt_uid, state: TaskState.TASK_STATE_RUNNING, exitCode: 0, error: '', startedAtMs: 0, finishedAtMs: 0, ports: {} }] } },
+    );
+    expect(h.warnings.some((w) => w.includes('stale attempt precondition violation'))).toBe(true);
+    expect(h.state.store.attempt('/alice/j/0', 0)!.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(h.state.store.task('/alice/j/0')!.current_attempt_id).toBe(1);
     expect(h.taskState('/alice/j/0')).toBe(TaskState.TASK_STATE_ASSIGNED);
   });

@@ -32,15 +32,22 @@ export function applyReconcileResponse(ctx: LifecycleContext, workerId: string, 
 }
 
 function applyObservation(ctx: LifecycleContext, attempt: AttemptRow, obs: AttemptObservation): void {
-  if (!isLiveAttemptState(attempt.state)) return; // terminal is final
   const { store, now } = ctx;
   const task = store.task(attempt.task_id);
   if (!task) return;
   const current = task.current_attempt_id === attempt.attempt_id;
+  const claimsLive = obs.state === TaskState.TASK_STATE_BUILDING || obs.state === TaskState.TASK_STATE_RUNNING;
+  if (!isLiveAttemptState(attempt.state)) {
+    // Terminal is final; a non-current attempt claiming to run is a protocol violation worth logging.
+    if (!current && claimsLive) {
+      ctx.warn(`stale attempt precondition violation: ${attempt.task_id}:${attempt.attempt_id} reported ${TaskState[obs.state]} but the current attempt is ${task.current_attempt_id}`);
+    }
+    return;
+  }
   const usage = obs.usage ? JSON.stringify(obs.usage) : attempt.usage;
   const ports = Object.keys(obs.ports).length > 0 ? JSON.stringify(obs.ports) : attempt.ports;
 
-  if (obs.state === TaskState.TASK_STATE_BUILDING || obs.state === TaskState.TASK_STATE_RUNNING) {
+  if (claimsLive) {
     if ((ORDER[obs.state] ?? 0) <= (ORDER[attempt.state] ?? 0)) {
       if (usage !== attempt.usage || ports !== attempt.ports) store.updateAttempt({ ...attempt, usage, ports });
       return;

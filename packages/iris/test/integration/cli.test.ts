@@ -96,6 +96,15 @@ describe('iris against a kept local cluster', () => {
     await using client = createIrisClient({ address: record.address });
     expect((await client.getJob(foreverId)).state).toBe('KILLED');
 
+    // --no-terminate-on-exit: Ctrl-C detaches and the job keeps running.
+    const kept = spawnIris(['job', 'run', '--no-terminate-on-exit', '--job-name', 'kept', '--', 'node', '-e', "console.log('up'); setInterval(() => {}, 1000)"], { env });
+    await kept.waitForOutput('task=0 | up');
+    process.kill(kept.child.pid!, 'SIGINT');
+    expect(await kept.exited).toBe(130);
+    const keptId = kept.stdout().split('\n')[0]!;
+    expect((await client.getJob(keptId)).state).toBe('RUNNING');
+    await client.terminateJob(keptId);
+
     // job stop on a detached job
     const detached = await runIris(['job', 'run', '--no-wait', '--job-name', 'bg', '--', 'node', '-e', 'setInterval(() => {}, 1000)'], { env });
     expect(detached.code).toBe(0);
