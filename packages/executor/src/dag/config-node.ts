@@ -55,8 +55,9 @@ export function configCycleError(path: string | null, type: string): ExecutorErr
 }
 
 /**
- * Rebuilds an array, `Map` or record with each element mapped through `fn`; any other object
- * (`Set`, `FloatValue`, built-ins) is returned unchanged. `stack` holds the containers being
+ * Rebuilds an array, `Map` or plain record with each element mapped through `fn`; a class instance
+ * is rebuilt (same prototype, no constructor call) only when `fn` changes one of its fields, else
+ * returned as is; any other object (`Set`, `FloatValue`, built-ins) is returned unchanged. `stack` holds the containers being
  * rebuilt, to report a cycle instead of recursing forever.
  *
  * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT when `x` is already on `stack`.
@@ -73,7 +74,19 @@ export function mapContainer(x: object, stack: Set<object>, fn: (child: unknown)
       for (const [k, v] of x) out.set(k, fn(v));
       return out;
     }
-    return mapRecord(x, fn);
+    const proto: unknown = Object.getPrototypeOf(x);
+    if (proto === Object.prototype || proto === null) return mapRecord(x, fn);
+    // A class instance is rebuilt only when something inside it changes: a copy made without its
+    // constructor would lack private fields (#x), so methods of untouched instances keep working.
+    const mapped = new Map<string, unknown>();
+    let changed = false;
+    for (const k of Object.keys(x)) {
+      const v = (x as Record<string, unknown>)[k];
+      const r = fn(v);
+      mapped.set(k, r);
+      if (r !== v) changed = true;
+    }
+    return changed ? mapRecord(x, (_v, k) => mapped.get(k)) : x;
   } finally {
     stack.delete(x);
   }

@@ -83,6 +83,27 @@ describe('instantiateConfig()', () => {
     expect(out['set']).toBe(set);
   });
 
+  it('passes class instances without placeholders through as they are (private fields keep working)', () => {
+    class Budget {
+      readonly #gb: number;
+      constructor(gb: number) {
+        this.#gb = gb;
+      }
+      bytes(): number {
+        return this.#gb * 1e9;
+      }
+    }
+    class WithRef {
+      constructor(readonly path: unknown) {}
+    }
+    const budget = new Budget(2);
+    const out = instantiateConfig({ budget, ref: new WithRef(dep) }, base) as { budget: Budget; ref: WithRef };
+    expect(out.budget).toBe(budget);
+    expect(out.budget.bytes()).toBe(2e9);
+    expect(out.ref).toBeInstanceOf(WithRef);
+    expect(out.ref.path).toBe('/p/tok-abc123');
+  });
+
   it('throws EXECUTOR_MATERIALIZE_FAILED for an OutputName without an output path', () => {
     expect(() => instantiateConfig({ o: thisOutputPath() }, { ...base, outputPath: null })).toThrow(
       expect.objectContaining({ code: 'EXECUTOR_MATERIALIZE_FAILED' }),
