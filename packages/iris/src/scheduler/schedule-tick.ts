@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_ASSIGNMENTS_PER_WORKER, DEFAULT_MAX_BUILDING_TASKS, TickCapacity } from './capacity.js';
 import { ConstraintIndex } from './constraint-index.js';
 import { type Diagnosis, diagnoseGang, diagnoseSingle } from './diagnostics.js';
-import { groupCandidates } from './gang-groups.js';
+import { type GroupedCandidates, groupCandidates } from './gang-groups.js';
 import { gangShape, placeGang } from './gang-placement.js';
 import { CandidateCache, type JobCandidates } from './job-candidates.js';
 import { compareJobs } from './queue-order.js';
@@ -98,11 +98,22 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
 
   const assignments: Assignment[] = [];
   const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.job.constraints));
+  // Groups depend only on the candidate set and the attribute, not on capacity, so gangs sharing
+  // constraints share one grouping per tick.
+  const groupings = new Map<JobCandidates, Map<string, GroupedCandidates>>();
+  const groupsOf = (q: JobQueue, groupBy: string): GroupedCandidates => {
+    const candidates = candidatesOf(q);
+    let byKey = groupings.get(candidates);
+    if (byKey === undefined) groupings.set(candidates, (byKey = new Map()));
+    let grouped = byKey.get(groupBy);
+    if (grouped === undefined) byKey.set(groupBy, (grouped = groupCandidates(workers, candidates, groupBy)));
+    return grouped;
+  };
 
   for (const q of ordered) {
     const cosched = q.job.coscheduling;
     if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
-    const { groups } = groupCandidates(workers, candidatesOf(q), cosched.groupBy);
+    const { groups } = groupsOf(q, cosched.groupBy);
     const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
     const placed = placeGang({ ...q.job, coscheduling: cosched }, shape, groups, workers, capacity);
     if (placed === null) continue;
@@ -164,7 +175,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
 
   function diagnoseGangJob(q: JobQueue, cosched: Coscheduling): Diagnosis {
     const candidates = candidatesOf(q);
-    const { groups, taintSkipped } = groupCandidates(workers, candidates, cosched.groupBy);
+    const { groups, taintSkipped } = groupsOf(q, cosched.groupBy);
     const pending = q.placeable.slice(q.placedCount);
     const shape = gangShape(cosched, pending, q.job.taskCount ?? q.indexBound);
     return diagnoseGang(
