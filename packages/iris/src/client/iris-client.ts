@@ -174,7 +174,8 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
     },
     async waitForJob(jobId, opts = {}) {
       const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
-      let delay = 50;
+      // Short first polls: most local jobs end within a few control ticks.
+      let delay = 10;
       for (;;) {
         if (opts.signal?.aborted) throw new IrisError('IRIS_CANCELLED', `waiting for job "${jobId}" was cancelled`, { cause: opts.signal.reason });
         const states = await call(raw.getJobStates, { jobIds: [jobId] });
@@ -183,7 +184,7 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
         if (TERMINAL_JOB_STATES.has(jobStateFromProto(s))) return getJob(jobId, { includeTasks: true });
         if (Date.now() >= deadline) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `job "${jobId}" did not finish within ${opts.timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, deadline - Date.now()))));
-        delay = Math.min(delay * 2, 1000);
+        delay = Math.min(delay * 1.5, 500);
       }
     },
     async registerEndpoint(e) {
