@@ -65,7 +65,7 @@ function median(xs: number[]): number {
 
 /** Prints the time to version a generated 10,000- and 20,000-step DAG (median of 5 runs each). */
 export function benchVersioning(): void {
-  timeVersions(generateDag(2000)); // warm-up
+  timeVersions(generateDag(10_000)); // warm-up (JIT)
   const results = new Map<number, Timing>();
   for (const n of [10_000, 20_000]) {
     const steps = generateDag(n);
