@@ -19,6 +19,8 @@ export const LocalClusterRecordSchema = z.object({
   stateDir: z.string().min(1),
   startedAtMs: z.number().int(),
   authToken: z.string().optional(),
+  /** Started with `--bundles`: jobs ship a workspace bundle instead of running in place. */
+  bundles: z.boolean().optional(),
 });
 
 /** A kept local cluster's record. */
@@ -65,6 +67,8 @@ export interface ResolvedController {
   readonly token: string | undefined;
   /** `flag`, `env`, or `local` (the recorded local cluster, which shares this workspace). */
   readonly source: 'flag' | 'env' | 'local';
+  /** True for a recorded local cluster that runs jobs in place (no `--bundles`). */
+  readonly inPlace: boolean;
 }
 
 /**
@@ -73,11 +77,11 @@ export interface ResolvedController {
  */
 export async function resolveController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ResolvedController | undefined> {
   const token = env['IRIS_AUTH_TOKEN'] || undefined;
-  if (flag) return { address: flag, token, source: 'flag' };
-  if (env['IRIS_CONTROLLER_ADDRESS']) return { address: env['IRIS_CONTROLLER_ADDRESS'], token, source: 'env' };
+  if (flag) return { address: flag, token, source: 'flag', inPlace: false };
+  if (env['IRIS_CONTROLLER_ADDRESS']) return { address: env['IRIS_CONTROLLER_ADDRESS'], token, source: 'env', inPlace: false };
   const record = readLocalClusterRecord(env);
   if (record && (await controllerAnswers(record.address, record.authToken ?? token))) {
-    return { address: record.address, token: record.authToken ?? token, source: 'local' };
+    return { address: record.address, token: record.authToken ?? token, source: 'local', inPlace: record.bundles !== true };
   }
   return undefined;
 }

@@ -20,6 +20,7 @@ export interface ClusterStartFlags {
   port: string;
   fresh?: boolean;
   detach?: boolean;
+  bundles?: boolean;
 }
 
 function parseSimulateTpu(values: readonly string[]): { variant: string; slices: number }[] {
@@ -62,7 +63,7 @@ export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, s
     authToken: io.env['IRIS_AUTH_TOKEN'] || undefined,
   });
   mkdirSync(irisHome(io.env), { recursive: true });
-  const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now() };
+  const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), ...(flags.bundles ? { bundles: true } : {}) };
   writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
   io.stdout(`iris local cluster at ${cluster.address} (${cluster.workers.length} workers, state in ${stateDir})\n`);
   try {

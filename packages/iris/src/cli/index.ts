@@ -133,6 +133,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--port <port>', 'controller port', '0')
     .option('--fresh', 'start from an empty state')
     .option('--detach', 'run in the background')
+    .option('--bundles', 'ship workspace bundles to jobs instead of running them in place')
     .action(async (flags: ClusterStartFlags) => {
       code = await (await clusterCommands()).clusterStartCommand(flags, io, signal, argv);
     });

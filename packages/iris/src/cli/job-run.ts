@@ -73,7 +73,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
   let bundle: 'workspace' | null | undefined;
   if (resolved) {
     client = createIrisClient({ address: resolved.address, token: resolved.token });
-    if (resolved.source === 'local' && !inTask) {
+    if (resolved.inPlace && !inTask) {
       spec.inPlaceWorkdir = process.cwd();
       bundle = null;
     } else if (!inTask) {
@@ -96,6 +96,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     bundle = null;
   }
   try {
+    if (flags.region.length > 0) await warnUnknownRegions(client, flags.region, io);
     const jobId = await client.launchJob(spec, { bundle });
     io.stdout(`${jobId}\n`);
     if (!flags.wait) return 0;
@@ -175,4 +176,12 @@ async function followToEnd(
   if (!TERMINAL_JOB_STATES.has(job.state)) throw new IrisError('IRIS_INTERNAL', `log stream of ${jobId} ended while the job is ${job.state}`);
   io.stdout(`${jobId} ${job.state}${job.error ? `: ${job.error}` : ''}\n`);
   return job.state === 'SUCCEEDED' ? 0 : 1;
+}
+
+async function warnUnknownRegions(client: IrisClient, regions: readonly string[], io: CliIo): Promise<void> {
+  const workers = await client.listWorkers();
+  const known = new Set(workers.map((w) => w.attributes['region']).filter((r) => r !== undefined).map(String));
+  for (const r of regions) {
+    if (!known.has(r)) io.stderr(`iris: warning: no registered worker advertises region "${r}"\n`);
+  }
 }

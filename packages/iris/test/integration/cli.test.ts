@@ -47,6 +47,13 @@ describe('iris job run with no controller (embedded cluster)', () => {
     expect(r.stderr).toMatch(/cannot be scheduled: .*CPU/);
   });
 
+  it('warns about a region no worker advertises and exits 1 naming the constraint', async () => {
+    const r = await runIris(['job', 'run', '--region', 'mars', '--', 'node', '-e', '0'], { env: freshHome() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('region "mars"');
+    expect(r.stderr).toMatch(/cannot be scheduled: .*region/);
+  });
+
   it('sets --env A=B=C to "B=C" and copies a bare --env from the caller', async () => {
     const r = await runIris(['job', 'run', '-e', 'A=B=C', '-e', 'FROM_CALLER', '--', 'node', '-e', 'console.log(`A=${process.env.A} F=${process.env.FROM_CALLER}`)'], {
       env: { ...freshHome(), FROM_CALLER: 'yes' },
