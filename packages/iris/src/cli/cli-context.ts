@@ -95,3 +95,11 @@ export async function requireController(flag: string | undefined, env: NodeJS.Pr
   if (!c) throw new IrisError('IRIS_UNAVAILABLE', 'no controller configured; start one with `iris cluster start --local`');
   return c;
 }
+
+/** Resolves when `signal` aborts (SIGINT/SIGTERM for the CLI's own signal). */
+export function untilSignal(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

@@ -6,7 +6,7 @@ import { formatBytes } from '../client/sizes.js';
 import { IrisError } from '../errors.js';
 import { startLocalCluster } from '../local-cluster/local-cluster.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController } from './cli-context.js';
+import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatTable } from './cli-format.js';
 import { parseNumberFlag } from './cli-options.js';
@@ -27,14 +27,6 @@ function parseSimulateTpu(values: readonly string[]): { variant: string; slices:
   return values.map((v) => {
     const [variant = '', count] = v.split(':');
     return { variant: getTpuTopology(variant).name, slices: count === undefined ? 1 : parseNumberFlag('--simulate-tpu', count, true) };
-  });
-}
-
-/** Resolves when SIGINT or SIGTERM arrives (or `signal` aborts). */
-function untilSignal(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
   });
 }
 

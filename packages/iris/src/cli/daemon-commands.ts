@@ -6,15 +6,9 @@ import { IrisError } from '../errors.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { parseAttributeList } from '../worker/worker-attributes.js';
 import { startWorker } from '../worker/worker-daemon.js';
+import { untilSignal } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { parseEnvFlags, parseGpuSpec, parseNumberFlag } from './cli-options.js';
-
-function untilSignal(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
 
 /** Flags of `iris worker start`. */
 export interface WorkerStartFlags {
