@@ -57,9 +57,16 @@ describe('ControllerService over gRPC', () => {
     await expect(wrong.listJobs()).rejects.toMatchObject({ code: 'IRIS_UNAUTHENTICATED' });
   });
 
-  it('binds 127.0.0.1 by default', async () => {
+  it('binds 127.0.0.1 by default and answers HealthCheck and GetClusterStatus', async () => {
     await using controller = await startController();
     expect(controller.address).toMatch(/^127\.0\.0\.1:\d+$/);
+    const raw = new ControllerServiceClient(controller.address, credentials.createInsecure());
+    const health = await new Promise((resolve, reject) => raw.healthCheck({}, (e, r) => (e ? reject(e) : resolve(r))));
+    raw.close();
+    expect(health).toMatchObject({ healthy: true, version: '0.1.0' });
+    await using client = createIrisClient({ address: controller.address });
+    await client.launchJob({ name: '/u/counted', command: ['true'] });
+    expect(await client.clusterStatus()).toMatchObject({ workerCount: 0, jobCounts: { PENDING: 1 } });
   });
 
   it('lets a task submit a child with the injected token; the child inherits env and is /u/parent/child', async () => {
