@@ -107,6 +107,18 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
     cancelled = true;
     wake?.();
   });
+  // A stream error (client gone) must never become an unhandled 'error' event in the controller.
+  call.on('error', () => {
+    cancelled = true;
+    wake?.();
+  });
+  const send = async (msg: FollowLogsResponse): Promise<void> => {
+    if (call.write(msg) || cancelled) return;
+    await new Promise<void>((resolve) => {
+      call.once('drain', resolve);
+      wake = resolve;
+    });
+  };
   const q = call.request;
   let unsubscribe = () => {};
   try {
@@ -129,7 +141,7 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
       const jobState = state.store.job(jobId)?.state ?? JobState.JOB_STATE_UNSPECIFIED;
       if (page.entries.length > 0 || jobState !== lastState) {
         lastState = jobState;
-        if (!call.write({ entries: page.entries, jobState, done: false, cursor })) await new Promise((r) => call.once('drain', r));
+        await send({ entries: page.entries, jobState, done: false, cursor });
       }
       if (page.truncated) continue;
       if (terminal) {
@@ -158,6 +170,9 @@ function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<Bu
   let size = 0;
   let bundleId = '';
   let failed: unknown;
+  call.on('error', (e: unknown) => {
+    failed ??= e;
+  });
   try {
     guard(deps, call.metadata);
   } catch (e) {
@@ -181,12 +196,21 @@ function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<Bu
 }
 
 async function fetchBundle(deps: ControllerServiceDeps, call: ServerWritableStream<FetchBundleRequest, BundleChunk>): Promise<void> {
+  let gone = false;
+  call.on('error', () => (gone = true));
+  call.on('cancelled', () => (gone = true));
   try {
     guard(deps, call.metadata);
     const archive = await deps.bundles.get(call.request.bundleId, deps.state.now());
     for (let off = 0; off < archive.length || off === 0; off += BUNDLE_CHUNK_BYTES) {
       const data = archive.subarray(off, off + BUNDLE_CHUNK_BYTES);
-      if (!call.write({ bundleId: off === 0 ? call.request.bundleId : '', data })) await new Promise((r) => call.once('drain', r));
+      if (gone) return;
+      if (!call.write({ bundleId: off === 0 ? call.request.bundleId : '', data })) {
+        await new Promise<void>((resolve) => {
+          call.once('drain', resolve);
+          call.once('cancelled', resolve);
+        });
+      }
       if (archive.length === 0) break;
     }
     call.end();
