@@ -1,4 +1,4 @@
-import { createIrisClient } from '../client/iris-client.js';
+import { createIrisClient, workspaceRoot } from '../client/iris-client.js';
 import type { IrisClient } from '../client/iris-client.js';
 import type { JobSpec } from '../client/job-spec.js';
 import type { JobInfo } from '../client/job-types.js';
@@ -79,7 +79,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     } else if (!inTask) {
       bundle = 'workspace';
       const { buildSetupCommands } = await import('../bundle/setup-commands.js');
-      spec.entrypoint = { run: spec.command!, setup: buildSetupCommands({ bundleRoot: process.cwd(), dependencyGroups: spec.dependencyGroups ?? [] }) };
+      spec.entrypoint = { run: spec.command!, setup: buildSetupCommands({ bundleRoot: workspaceRoot(), dependencyGroups: spec.dependencyGroups ?? [] }) };
       delete spec.command;
     }
   } else {

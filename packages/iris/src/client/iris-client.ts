@@ -82,7 +82,7 @@ function toProtoQuery(q: LogQuery): ProtoLogQuery {
 }
 
 /** The workspace a `'workspace'` bundle packs: `IRIS_WORKSPACE`, else the git top level, else the cwd. */
-function workspaceRoot(): string {
+export function workspaceRoot(): string {
   if (process.env['IRIS_WORKSPACE']) return process.env['IRIS_WORKSPACE'];
   try {
     return execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || process.cwd();
