@@ -167,6 +167,16 @@ describe('local backend: binaries', () => {
     expect(JSON.parse(await readFile(out, 'utf8'))).toEqual({ v: 'hello', id: job.jobId, i: '0' });
   });
 
+  it('runs binary replicas as separate processes with their task index, prefixing their output', async () => {
+    await using client = createLocalClient({ logger: captureLogger() });
+    const script = `require('fs').writeFileSync(require('path').join(${JSON.stringify(dir)}, 'task-' + process.env.FRAY_TASK_INDEX), process.env.FRAY_NUM_TASKS); console.log('hi')`;
+    const job = await client.submit({ name: 'bin-replicas', replicas: 2, entrypoint: Entrypoint.fromBinary(process.execPath, ['-e', script]) });
+    await job.wait();
+    expect(await readFile(join(dir, 'task-0'), 'utf8')).toBe('2');
+    expect(await readFile(join(dir, 'task-1'), 'utf8')).toBe('2');
+    expect((await job.logs()).sort()).toEqual(['task=0 | hi', 'task=1 | hi']);
+  });
+
   it('terminate → stopped and the whole process group is gone, even a child ignoring SIGTERM', async () => {
     await using client = createLocalClient({ logger: captureLogger(), killGraceMs: 300 });
     const pidFile = join(dir, 'pid');
