@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ENTRY = fileURLToPath(new URL('./iris-cli-entry.ts', import.meta.url));
+// Absolute, so the CLI can run with any working directory (e.g. a temp workspace).
+const TSX_LOADER = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs')).href;
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A CLI child process with its captured output. */
@@ -18,7 +22,7 @@ export interface CliProcess extends AsyncDisposable {
 
 /** Starts `iris ARGS` from source as a real child process (its own process group). */
 export function spawnIris(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, ['--conditions=@marin/source', '--import', 'tsx', ENTRY, ...args], {
+  const child = spawn(process.execPath, ['--conditions=@marin/source', '--import', TSX_LOADER, ENTRY, ...args], {
     cwd: options.cwd ?? PACKAGE_ROOT,
     env: { ...process.env, IRIS_CONTROLLER_ADDRESS: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
