@@ -60,4 +60,22 @@ describe('SqliteLogStore', () => {
   it('rejects a query with neither task nor job', () => {
     expect(() => store().query(q({}))).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));
   });
+  it('caps a page at about 1 MiB of text and pages the rest by cursor', () => {
+    const logs = store();
+    const big = 'x'.repeat(60 * 1024);
+    logs.append(Array.from({ length: 40 }, (_, i) => entry('/u/big/0', i, big)));
+    const first = logs.query(q({ jobId: '/u/big', maxLines: 10_000 }));
+    expect(first.truncated).toBe(true);
+    expect(first.entries.length).toBeLessThan(40);
+    expect(first.entries.reduce((n, e) => n + e.data.length, 0)).toBeLessThanOrEqual(1024 * 1024);
+    let seen = first.entries.length;
+    let cursor = first.cursor;
+    for (;;) {
+      const next = logs.query(q({ jobId: '/u/big', maxLines: 10_000, cursor }));
+      seen += next.entries.length;
+      cursor = next.cursor;
+      if (!next.truncated) break;
+    }
+    expect(seen).toBe(40);
+  });
 });

@@ -8,6 +8,8 @@ import { parseTaskId } from './job-names.js';
 export const DEFAULT_LOG_LINES = 1000;
 const MAX_LOG_LINES = 10_000;
 const MAX_LINE_BYTES = 64 * 1024;
+/** Largest page of log text one response carries. */
+export const MAX_PAGE_BYTES = 1024 * 1024;
 
 /** One page of a log query. */
 export interface LogPage {
@@ -99,8 +101,15 @@ export class SqliteLogStore implements LogStore {
     }
     const order = q.tail ? 'DESC' : 'ASC';
     const rows = this.db.prepare(`SELECT * FROM logs WHERE ${where.join(' AND ')} ORDER BY id ${order} LIMIT ?`).all(...args, limit + 1) as LogRow[];
-    const truncated = rows.length > limit;
-    const page = rows.slice(0, limit);
+    let truncated = rows.length > limit;
+    let page = rows.slice(0, limit);
+    // Keep every response far below grpc-js's 4 MiB message cap (§4.1): stop at ~1 MiB of text.
+    let bytes = 0;
+    const fit = page.findIndex((r) => (bytes += Buffer.byteLength(r.data) + 64) > MAX_PAGE_BYTES);
+    if (fit >= 0) {
+      page = page.slice(0, Math.max(1, fit));
+      truncated = true;
+    }
     if (q.tail) page.reverse();
     const maxId = page.reduce((m, r) => Math.max(m, r.id), after);
     return {
