@@ -10,9 +10,9 @@ import { ControllerServiceClient, LogQuery as ProtoLogQuery } from '../gen/iris/
 import type { FollowLogsResponse } from '../gen/iris/v1/controller.js';
 import { jobSpecToRequest } from './job-spec.js';
 import type { JobSpec } from './job-spec.js';
-import type { ClusterStatus, Endpoint, EndpointQuery, EndpointSpec, FollowEvent, JobInfo, JobQuery, JobState, LogEntry, LogQuery, WorkerInfo } from './job-types.js';
+import type { ClusterStatus, Endpoint, EndpointQuery, EndpointSpec, FollowEvent, JobInfo, JobQuery, JobState, LogEntry, LogQuery, TaskInfo, WorkerInfo } from './job-types.js';
 import { TERMINAL_JOB_STATES } from './job-types.js';
-import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, workerInfoFromProto } from './wire-views.js';
+import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, taskInfoFromProto, workerInfoFromProto } from './wire-views.js';
 
 const BUNDLE_CHUNK_BYTES = 1024 * 1024;
 
@@ -44,6 +44,10 @@ export interface IrisClient extends AsyncDisposable {
   launchJob(spec: JobSpec, options?: { bundle?: 'workspace' | BundleRef | null }): Promise<string>;
   /** @throws {IrisError} IRIS_JOB_NOT_FOUND */
   getJob(jobId: string, options?: { includeTasks?: boolean }): Promise<JobInfo>;
+  /** The tasks of a job with their attempts. @throws {IrisError} IRIS_JOB_NOT_FOUND */
+  listTasks(jobId: string): Promise<TaskInfo[]>;
+  /** One task, e.g. `/alice/train/0`. @throws {IrisError} IRIS_NOT_FOUND */
+  getTask(taskId: string): Promise<TaskInfo>;
   /** States of several jobs (cheap polling); unknown ids are absent. */
   getJobStates(jobIds: readonly string[]): Promise<Map<string, JobState>>;
   listJobs(query?: JobQuery): Promise<JobInfo[]>;
@@ -148,6 +152,12 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
       return r.jobId;
     },
     getJob,
+    async listTasks(jobId) {
+      return (await call(raw.listTasks, { jobId })).tasks.map(taskInfoFromProto);
+    },
+    async getTask(taskId) {
+      return taskInfoFromProto((await call(raw.getTaskStatus, { taskId })).task!);
+    },
     async getJobStates(jobIds) {
       const r = await call(raw.getJobStates, { jobIds: [...jobIds] });
       return new Map(Object.entries(r.states).map(([k, v]) => [k, jobStateFromProto(v)]));

@@ -19,5 +19,8 @@ describe('controller with real workers', () => {
     const job = await client.waitForJob(jobId, { timeoutMs: 30_000 });
     expect(job).toMatchObject({ state: 'FAILED', exitCode: 3 });
     expect(job.tasks[0]).toMatchObject({ state: 'FAILED', exitCode: 3 });
+    expect(await client.listTasks(jobId)).toMatchObject([{ taskId: `${jobId}/0`, state: 'FAILED', exitCode: 3, attempts: [{ attemptId: 0, state: 'FAILED' }] }]);
+    expect(await client.getTask(`${jobId}/0`)).toMatchObject({ state: 'FAILED', exitCode: 3 });
+    await expect(client.getTask(`${jobId}/9`)).rejects.toMatchObject({ code: 'IRIS_NOT_FOUND' });
   });
 });
