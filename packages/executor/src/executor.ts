@@ -25,7 +25,7 @@ import { parseRunOptions } from './run/run-options.js';
 import type { RunConfig, RunOptions } from './run/run-options.js';
 import { scheduleDag } from './run/scheduler.js';
 import { selectStepsToRun } from './run/step-selection.js';
-import { InlineStepRunner } from './run/step-runner.js';
+import { DispatchStepRunner } from './run/dispatch-step-runner.js';
 import type { StepRunner } from './run/step-runner.js';
 import { runUnderLease } from './status/lease-loop.js';
 import { fileUnder, INFO_FILE, readStatus } from './status/status-store.js';
@@ -45,8 +45,9 @@ export interface ExecutorOptions {
   /** Where log lines go. @default lines on stderr (through the progress display during a run) */
   logger?: ExecutorLogger;
   /**
-   * Executes step bodies inside the lease. The seam for remote (Fray) execution.
-   * @default new InlineStepRunner()
+   * Executes step bodies inside the lease: plain steps inline, remote steps (a `RemoteCallable` fn or
+   * `resources`) as Fray jobs through `currentClient()`.
+   * @default new DispatchStepRunner()
    */
   runner?: StepRunner;
   /** Where the progress display (and default log lines during a run) is written. @default process.stderr */
@@ -117,7 +118,7 @@ export class Executor {
         details: { field, issues: parsed.error.issues },
       });
     }
-    this.runner = options.runner ?? new InlineStepRunner();
+    this.runner = options.runner ?? new DispatchStepRunner();
     this.progressStream = options.progressStream ?? process.stderr;
     this.prefix = absolutePrefix(options.prefix);
     this.executorInfoBasePath = options.executorInfoBasePath ?? pathJoin(this.prefix, 'experiments');
@@ -402,7 +403,7 @@ export class Executor {
         details: { step: label },
       });
     }
-    return runUnderLease({
+    const ran = runUnderLease({
       label,
       outputPath,
       timings,
@@ -418,10 +419,26 @@ export class Executor {
           step,
           label,
           config: graph.configs.get(step),
+          infoConfig: graph.infoConfigs.get(step),
+          prefix: this.prefix,
           outputPath,
           signal,
           mirrorBudgetGb: maxMirrorBudgetGb(step.config),
         }),
     });
+    return ran.catch((e: unknown) => {
+      throw jobFailureOf(e, label) ?? e;
+    });
   }
+}
+
+/**
+ * A failed Fray job already carries the step error of spec §6.5 (`Step failed: <label>;
+ * status=<status>`); the lease loop's generic `Step failed: <label>` around it is dropped.
+ */
+function jobFailureOf(e: unknown, label: string): ExecutorError | null {
+  if (!ExecutorError.hasCode(e, 'EXECUTOR_STEP_FAILED')) return null;
+  const inner = e.cause;
+  if (!ExecutorError.hasCode(inner, 'EXECUTOR_STEP_FAILED')) return null;
+  return inner.details['step'] === label && typeof inner.details['jobId'] === 'string' ? inner : null;
 }

@@ -62,8 +62,16 @@ export type { ComputeOutputPathOptions, InstantiateConfigOptions } from './resol
 export { Executor } from './executor.js';
 export type { ExecutorOptions, StepEntry } from './executor.js';
 export type { RunOptions } from './run/run-options.js';
-export { InlineStepRunner } from './run/step-runner.js';
+export { InlineStepRunner, callStepFunction, isRemoteStep } from './run/step-runner.js';
 export type { StepInvocation, StepRunner } from './run/step-runner.js';
+export { FrayStepRunner } from './run/fray-step-runner.js';
+export type { FrayStepRunnerOptions, StepReentryTarget } from './run/fray-step-runner.js';
+export { DispatchStepRunner } from './run/dispatch-step-runner.js';
+export type { DispatchStepRunnerOptions } from './run/dispatch-step-runner.js';
+export { RemoteCallable, remote } from '@marin/fray';
+export type { RemoteOptions } from '@marin/fray';
+export { findStepByOutputPath, runStepWorker } from './main/run-step-worker.js';
+export type { RunStepWorkerOptions } from './main/run-step-worker.js';
 export { STATUS_DEP_FAILED, STATUS_FAILED, STATUS_RUNNING, STATUS_SUCCESS, parseStatusText } from './status/status.js';
 export type { StepStatus } from './status/status.js';
 export { readStatus, writeStatus } from './status/status-store.js';

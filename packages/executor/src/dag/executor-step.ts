@@ -1,4 +1,5 @@
-import { RemoteCallable } from '@marin/fray';
+import { FrayError, RemoteCallable, ResourceConfig } from '@marin/fray';
+import type { ResourceOptions } from '@marin/fray';
 import { ExecutorError } from '../errors.js';
 import { InputName } from './input-name.js';
 import type { StepFn } from './types.js';
@@ -25,10 +26,11 @@ export interface ExecutorStepOptions<TConfig> {
   /** Pin the output path (relative ones are joined to the prefix); never changes the hash. @default null */
   overrideOutputPath?: string | null;
   /**
-   * Where to run the step: becomes Fray's `ResourceConfig` (a non-null value makes it a Fray job).
+   * Where to run the step: a Fray `ResourceConfig` (or its plain options, validated here). A non-null
+   * value makes the step one Fray job with these resources, which win over a `RemoteCallable`'s.
    * Never versioned. @default null
    */
-  resources?: unknown | null;
+  resources?: ResourceConfig | ResourceOptions | null;
 }
 
 /**
@@ -52,12 +54,14 @@ export class ExecutorStep<TConfig = unknown> {
   readonly description: string | null;
   /** Output path pin, or `null`. */
   readonly overrideOutputPath: string | null;
-  /** Resource request (Fray's `ResourceConfig`), or `null` to run inline. */
-  readonly resources: unknown | null;
+  /** Resource request, or `null` (then the step runs inline unless `fn` is a `RemoteCallable`). */
+  readonly resources: ResourceConfig | null;
 
   /**
    * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty name, a name starting with `/`,
-   *   an `fn` that is neither a function nor a `RemoteCallable`, or a non-string `description` / `overrideOutputPath`.
+   *   an `fn` that is neither a function nor a `RemoteCallable`, a non-string `description` / `overrideOutputPath`,
+   *   or invalid `resources` (an unknown TPU or GPU variant, alternatives of a different VM shape, a bad field;
+   *   the Fray error is the `cause`).
    */
   constructor(options: ExecutorStepOptions<TConfig>) {
     const { name, fn, config } = options;
@@ -68,7 +72,7 @@ export class ExecutorStep<TConfig = unknown> {
         { details: { name } },
       );
     }
-    if (fn !== null && typeof fn !== 'function' && !(fn instanceof RemoteCallable)) {
+    if (fn !== null && typeof fn !== 'function' && !RemoteCallable.is(fn)) {
       throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": fn must be a function, a RemoteCallable or null`, {
         details: { name },
       });
@@ -92,7 +96,7 @@ export class ExecutorStep<TConfig = unknown> {
     this.config = config;
     this.description = description;
     this.overrideOutputPath = overrideOutputPath;
-    this.resources = options.resources ?? null;
+    this.resources = resourcesOf(name, options.resources ?? null);
     Object.freeze(this);
   }
 
@@ -121,5 +125,28 @@ export class ExecutorStep<TConfig = unknown> {
   /** `ExecutorStep(name=…)`, for messages. */
   toString(): string {
     return `ExecutorStep(name=${this.name})`;
+  }
+}
+
+/** Normalises a step's `resources` to a `ResourceConfig`, naming the step when they are invalid. */
+function resourcesOf(name: string, resources: ResourceConfig | ResourceOptions | null): ResourceConfig | null {
+  if (resources === null) return null;
+  if (resources instanceof ResourceConfig) return resources;
+  if (typeof resources !== 'object' || Array.isArray(resources)) {
+    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": resources must be a ResourceConfig (ResourceConfig.withCpu/withGpu/withTpu) or null`, {
+      details: { name, field: 'resources' },
+    });
+  }
+  try {
+    // A ResourceConfig from another copy of @marin/fray (source vs. built) is rebuilt from its options.
+    const toOptions = (resources as { toOptions?: unknown }).toOptions;
+    const options = typeof toOptions === 'function' ? (toOptions.call(resources) as ResourceOptions) : resources;
+    return new ResourceConfig(options);
+  } catch (cause) {
+    if (!FrayError.is(cause)) throw cause;
+    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `step "${name}": invalid resources`, {
+      cause,
+      details: { name, field: 'resources', ...cause.details },
+    });
   }
 }

@@ -4,8 +4,11 @@ import { ExecutorError } from '../errors.js';
 import { Executor } from '../executor.js';
 import type { StepEntry } from '../executor.js';
 import type { ExecutorLogger } from '../logger.js';
+import { DispatchStepRunner } from '../run/dispatch-step-runner.js';
+import { FrayStepRunner } from '../run/fray-step-runner.js';
 import { EXECUTOR_USAGE, parseExecutorArgs } from './cli-args.js';
 import type { ExecutorArgs } from './cli-args.js';
+import { runStepWorker } from './run-step-worker.js';
 
 /** Options of {@link executorMain}. */
 export interface ExecutorMainOptions {
@@ -19,7 +22,10 @@ export interface ExecutorMainOptions {
   argv?: readonly string[];
   /** Where log lines go. @default stderr */
   logger?: ExecutorLogger;
-  /** Called with 0 after `--help` and 2 after a usage error. @default process.exit */
+  /**
+   * Called with 0 after `--help`, 2 after a usage error, and 0 or 1 when worker mode
+   * (`--run-step`) finishes. @default process.exit
+   */
   exit?: (code: number) => void;
 }
 
@@ -40,9 +46,15 @@ function writeLine(line: string): void {
 /**
  * The entry point of an experiment script (Marin's `executor_main`): parses the command line,
  * resolves the prefix (`--prefix`, else `marinPrefix()`), runs the steps and logs where the
- * experiment JSON went. Resolves the output paths, or `null` after `--help` / a usage error.
+ * experiment JSON went. Resolves the output paths, or `null` after `--help` / a usage error / worker mode.
  *
  * Unknown flags, positional arguments and invalid values print the usage and exit with code 2.
+ *
+ * Remote steps (a `RemoteCallable` fn or `resources`) run as Fray jobs on `currentClient()`; remote
+ * backends re-enter this entry script with `--run-step <outputPath> --step-config-file <file>`, and
+ * then this function runs in worker mode: it rebuilds the DAG, runs only that step's function,
+ * writes no status, lease or info file, and exits 0 (or 1 after printing the error; 1 also when the
+ * step is not in the rebuilt DAG).
  *
  * @example
  * await executorMain({ steps: [stats], description: 'hello world' });
@@ -55,12 +67,10 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
   let args: ExecutorArgs;
   try {
     args = parseExecutorArgs(options.argv ?? process.argv.slice(2));
-    if (args.runStep !== null || args.stepConfigFile !== null) {
-      throw new ExecutorError(
-        'EXECUTOR_INVALID_ARGUMENT',
-        '--run-step and --step-config-file are the worker mode of remote steps, which need the Fray backend; this executor runs steps inline only',
-        { details: { usage: true } },
-      );
+    if ((args.runStep === null) !== (args.stepConfigFile === null)) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', '--run-step and --step-config-file (worker mode of remote steps) must be given together', {
+        details: { usage: true },
+      });
     }
   } catch (e) {
     if (ExecutorError.hasCode(e, 'EXECUTOR_INVALID_ARGUMENT')) {
@@ -77,10 +87,32 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
   }
   const log = options.logger ?? { info: (m: string) => writeLine(`[executor] INFO ${m}`), warn: (m: string) => writeLine(`[executor] WARN ${m}`) };
   const prefix = args.prefix ?? (await marinPrefix());
+  if (args.runStep !== null && args.stepConfigFile !== null) {
+    const code = await runStepWorker({
+      steps: options.steps,
+      prefix,
+      outputPath: args.runStep,
+      stepConfigFile: args.stepConfigFile,
+      logger: log,
+      writeError: (text) => process.stderr.write(text),
+    });
+    exit(code);
+    return null;
+  }
+  const entryScript = process.argv[1];
+  // Remote steps re-enter this script with its own arguments (executor spec §9.2).
+  const fray = new FrayStepRunner({
+    logger: log,
+    reentry:
+      entryScript === undefined
+        ? null
+        : { entryScript, userArgs: process.argv.slice(2), execArgv: process.execArgv, steps: options.steps },
+  });
   const executor = new Executor({
     prefix,
     executorInfoBasePath: args.executorInfoBasePath,
     description: options.description ?? null,
+    runner: new DispatchStepRunner({ fray }),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const started = performance.now();

@@ -1,3 +1,4 @@
+import { RemoteCallable } from '@marin/fray';
 import { mirrorBudget } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorStep } from '../dag/executor-step.js';
@@ -10,6 +11,13 @@ export interface StepInvocation {
   label: string;
   /** The fully instantiated config (placeholders resolved, markers stripped). */
   config: unknown;
+  /**
+   * The same config with `FloatValue` markers kept (what `.executor_info` holds): remote runners ship it
+   * as JSON so integer-valued floats stay floats. @default config
+   */
+  infoConfig?: unknown;
+  /** The executor prefix (remote workers recompute output paths under it). */
+  prefix: string;
   outputPath: string;
   /** Aborted when the lease is lost (fencing). */
   signal: AbortSignal;
@@ -18,8 +26,9 @@ export interface StepInvocation {
 }
 
 /**
- * Executes step functions. The inline runner is the only implementation today; remote steps (a
- * Fray job per step) plug in here later without touching the lease loop.
+ * Executes step bodies inside the lease. `InlineStepRunner` calls plain functions in-process,
+ * `FrayStepRunner` runs a step as one Fray job, and `DispatchStepRunner` (the default) picks one per
+ * step. The lease loop, statuses and fencing stay with the executor whatever the runner.
  */
 export interface StepRunner {
   /**
@@ -32,8 +41,35 @@ export interface StepRunner {
   run(invocation: StepInvocation): Promise<void>;
 }
 
-function isRemoteCallable(fn: unknown): boolean {
-  return typeof fn === 'object' && fn !== null && typeof (fn as { fn?: unknown }).fn === 'function';
+/** Whether a step runs as a Fray job: its `fn` is a `RemoteCallable` or it sets `resources` (executor spec §9.1). */
+export function isRemoteStep(step: ExecutorStep): boolean {
+  return step.resources !== null || RemoteCallable.is(step.fn);
+}
+
+/**
+ * Calls a step's own function (the callable's inner function for a `RemoteCallable`) with its resolved
+ * config and context, inside `mirrorBudget(mirrorBudgetGb)` when the config has mirrored inputs.
+ *
+ * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT (`Step <label> has no callable fn`) when there is none;
+ * otherwise whatever the function throws.
+ */
+export async function callStepFunction(options: {
+  step: ExecutorStep;
+  label: string;
+  config: unknown;
+  ctx: StepContext;
+  mirrorBudgetGb: number | null;
+}): Promise<void> {
+  const { step, label } = options;
+  const fn = RemoteCallable.is(step.fn) ? step.fn.fn : step.fn;
+  if (typeof fn !== 'function') {
+    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${label} has no callable fn`, { details: { step: label } });
+  }
+  const call = async (): Promise<void> => {
+    await (fn as (config: unknown, ctx: StepContext) => unknown)(options.config, options.ctx);
+  };
+  if (options.mirrorBudgetGb === null) await call();
+  else await mirrorBudget(options.mirrorBudgetGb, call);
 }
 
 /**
@@ -43,10 +79,10 @@ function isRemoteCallable(fn: unknown): boolean {
  */
 export class InlineStepRunner implements StepRunner {
   check(step: ExecutorStep, label: string): void {
-    if (step.resources != null || isRemoteCallable(step.fn)) {
+    if (isRemoteStep(step)) {
       throw new ExecutorError(
         'EXECUTOR_INVALID_ARGUMENT',
-        `step ${label} is a remote step (it sets resources or uses remote()); remote steps need the Fray backend, which this executor does not have yet; remove resources to run it inline`,
+        `step ${label} is a remote step (it sets resources or uses remote()) and this executor's runner only runs steps inline; use the default runner (DispatchStepRunner) to run it as a Fray job`,
         { details: { step: label } },
       );
     }
@@ -54,17 +90,7 @@ export class InlineStepRunner implements StepRunner {
 
   async run(inv: StepInvocation): Promise<void> {
     this.check(inv.step, inv.label);
-    const fn = inv.step.fn;
-    if (typeof fn !== 'function') {
-      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${inv.label} has no callable fn`, {
-        details: { step: inv.label },
-      });
-    }
     const ctx: StepContext = { name: inv.step.name, outputPath: inv.outputPath, signal: inv.signal };
-    const call = async (): Promise<void> => {
-      await (fn as (config: unknown, ctx: StepContext) => unknown)(inv.config, ctx);
-    };
-    if (inv.mirrorBudgetGb === null) await call();
-    else await mirrorBudget(inv.mirrorBudgetGb, call);
+    await callStepFunction({ step: inv.step, label: inv.label, config: inv.config, ctx, mirrorBudgetGb: inv.mirrorBudgetGb });
   }
 }

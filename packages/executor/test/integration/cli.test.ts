@@ -14,7 +14,7 @@ describe('executorMain() as a process', () => {
     ['a positional argument', ['extra']],
     ['--max-concurrent 0', ['--max-concurrent', '0']],
     ['an invalid --run-only regex', ['--run-only', '(unclosed']],
-    ['--run-step (remote worker mode)', ['--run-step', '/tmp/x']],
+    ['--run-step without --step-config-file', ['--run-step', '/tmp/x']],
   ])('exits 2 with the usage for %s and writes nothing', async (_what, args) => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentMirrorBudget } from '@marin/rigging';
 import { describe, expect, it } from 'vitest';
-import { Executor, ExecutorError, ExecutorStep, mirrored, thisOutputPath, versioned } from '@marin/executor';
+import { Executor, ExecutorError, ExecutorStep, InlineStepRunner, mirrored, thisOutputPath, versioned } from '@marin/executor';
 import type { StepContext, StepRunner } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { infoOf, listTree, statusOf } from '../helpers/read-files.js';
@@ -318,10 +318,11 @@ describe('Executor.run()', () => {
     await expect(ex.run([a], plain)).rejects.toMatchObject({ code: 'EXECUTOR_INVALID_ARGUMENT' });
   });
 
-  it('rejects a step with resources (remote steps need the Fray backend) before writing anything', async () => {
+  it('rejects a step with resources under an inline-only runner before writing anything', async () => {
     await using tmp = await makeTempDir();
     const a = new ExecutorStep({ name: 'a', config: {}, fn: () => {}, resources: { cpu: 1 } });
-    await expect(newExecutor(tmp.path).run([a], plain)).rejects.toMatchObject({
+    const inlineOnly = new Executor({ prefix: tmp.path, logger: captureLogger(), runner: new InlineStepRunner() });
+    await expect(inlineOnly.run([a], plain)).rejects.toMatchObject({
       code: 'EXECUTOR_INVALID_ARGUMENT',
       details: { step: expect.stringMatching(/^a-[0-9a-f]{6}$/) },
     });
