@@ -1,21 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
 import type { JobInfo } from '../../src/client/job-types.js';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
-import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
+import { startController } from '../../src/controller/controller.js';
+import type { ControllerHandle } from '../../src/controller/controller.js';
+import { spawnIris } from '../helpers/cli-process.js';
+import type { CliProcess } from '../helpers/cli-process.js';
 import { createGate, eventually } from '../helpers/gate.js';
 
-// Two simulated v5litepod-16 slices (4 workers each, tpu-name/tpu-worker-id) and two CPU workers.
-let cluster: LocalClusterHandle;
+// A real controller and 10 real worker processes (`iris worker start`): two simulated
+// v5litepod-16 slices of 4 workers each (tpu-name/tpu-worker-id) and two CPU workers.
+let controller: ControllerHandle;
 let client: IrisClient;
+let cacheRoot: string;
+const workers: CliProcess[] = [];
 beforeAll(async () => {
-  cluster = await startLocalCluster({ workers: 2, simulateTpu: [{ variant: 'v5litepod-16', slices: 2 }], cpuMillicores: 4000, memoryBytes: 8 * 2 ** 30, termTimeoutMs: 1000 });
-  client = cluster.client();
-});
+  controller = await startController({ reconcileIntervalMs: 100 });
+  client = createIrisClient({ address: controller.address });
+  cacheRoot = mkdtempSync(join(tmpdir(), 'iris-fleet-'));
+  const base = (id: string) => ['worker', 'start', '--controller', controller.address, '--worker-id', id, '--cache-dir', join(cacheRoot, id), '--cpu', '2', '--memory', '2g'];
+  for (const slice of ['slice-a', 'slice-b']) {
+    for (let i = 0; i < 4; i++) workers.push(spawnIris([...base(`${slice}-${i}`), '--tpu', 'v5litepod-16', '--tpu-name', slice, '--tpu-worker-id', String(i)]));
+  }
+  for (let i = 0; i < 2; i++) workers.push(spawnIris(base(`cpu-${i}`)));
+  await Promise.all(workers.map((w) => w.waitForOutput('iris worker', 120_000)));
+  await eventually(async () => ((await client.listWorkers()).length === 10 ? true : undefined), 60_000, '10 registered workers');
+}, 180_000);
 afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGTERM');
+  await Promise.all(workers.map((w) => w.exited));
   await client?.close();
-  await cluster?.close();
-});
+  await controller?.close();
+  if (cacheRoot) rmSync(cacheRoot, { recursive: true, force: true });
+}, 120_000);
 
 const tpuJob = (name: string, command: string[]) => ({
   name,
@@ -41,7 +61,7 @@ describe('simulated TPU fleet', () => {
     expect(job.state).toBe('SUCCEEDED');
     expect(job.tasks).toHaveLength(4);
     expect(sliceOf(job).size).toBe(1);
-    for (const t of job.tasks) expect(t.workerId).toMatch(new RegExp(`-${t.taskIndex}$`));
+    for (const t of job.tasks) expect(t.workerId).toMatch(new RegExp(`^slice-[ab]-${t.taskIndex}$`));
     const logs = await client.fetchLogs({ jobId });
     const seen = logs.entries.map((e) => [Number(e.taskId.split('/').pop()), e.data]).sort();
     expect(seen.map(([i, line]) => String(line).startsWith(`id=${i} `))).toEqual([true, true, true, true]);
