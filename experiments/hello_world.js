@@ -5,9 +5,16 @@
 //   node experiments/hello_world.js                        # after `nx run-many -t build`
 //   node --conditions=@marin/source --import tsx experiments/hello_world.js   # from source
 //   ... --prefix /tmp/my-prefix --dry-run
+//   ... --remote-stats      # run the stats step as a Fray job (a child job inside an Iris task)
+//
+// `--remote-stats` only changes where the stats step runs: functions and resources never enter the
+// version, so the output paths are the same as a local run.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ExecutorStep, executorMain } from '@marin/executor';
+import { ExecutorStep, executorMain, remote } from '@marin/executor';
+
+const REMOTE_STATS_FLAG = '--remote-stats';
+const remoteStats = process.argv.includes(REMOTE_STATS_FLAG);
 
 /**
  * Writes `numbers.json` = [0, 1, …, 99] under the step's output path.
@@ -43,8 +50,13 @@ const dataStep = new ExecutorStep({ name: 'hello_world/data', fn: generateData, 
 // `input_path` is the key Marin's reference experiment uses; any other key changes the hash.
 const statsStep = new ExecutorStep({
   name: 'hello_world/stats',
-  fn: computeStats,
+  fn: remoteStats ? remote(computeStats) : computeStats,
   config: { input_path: dataStep },
 });
 
-await executorMain({ steps: [statsStep], description: 'Hello world: numbers and their statistics.' });
+await executorMain({
+  steps: [statsStep],
+  description: 'Hello world: numbers and their statistics.',
+  // The flag is this script's own; re-entered workers see it again and rebuild the same DAG.
+  argv: process.argv.slice(2).filter((a) => a !== REMOTE_STATS_FLAG),
+});
