@@ -1,5 +1,7 @@
+import { benchRemote } from './remote.bench.js';
 import { benchRunLoop } from './run-loop.bench.js';
 import { benchVersioning } from './versioning.bench.js';
 
 benchVersioning();
 await benchRunLoop();
+await benchRemote();
