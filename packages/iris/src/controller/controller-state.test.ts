@@ -342,3 +342,22 @@ describe('ControllerState: restart recovery', () => {
     expect(h.uidOf('/alice/lost/0')).not.toBe(uid);
   });
 });
+
+describe('ControllerState: listing', () => {
+  it('filters jobs by prefix, state and roots only, and pages in submission order', () => {
+    h = createStateHarness();
+    for (let i = 0; i < 5; i++) h.launch(`/alice/j${i}`);
+    h.launch('/alice/j0/child');
+    h.launch('/bob/x');
+    h.state.terminateJob('/alice/j1', false);
+    const list = (q: Partial<Parameters<typeof h.state.listJobs>[0]>) => h.state.listJobs({ prefix: '', states: [], rootsOnly: false, offset: 0, limit: 0, ...q });
+    expect(list({}).totalCount).toBe(7);
+    expect(list({ prefix: '/alice/' }).jobs.map((j) => j.jobId)).toEqual(['/alice/j0', '/alice/j1', '/alice/j2', '/alice/j3', '/alice/j4', '/alice/j0/child']);
+    expect(list({ prefix: '/alice/', rootsOnly: true }).totalCount).toBe(5);
+    expect(list({ states: [JobState.JOB_STATE_KILLED] }).jobs.map((j) => j.jobId)).toEqual(['/alice/j1']);
+    const page = list({ prefix: '/alice/', offset: 2, limit: 2 });
+    expect(page).toMatchObject({ totalCount: 6, hasMore: true });
+    expect(page.jobs.map((j) => j.jobId)).toEqual(['/alice/j2', '/alice/j3']);
+    expect(() => list({ offset: -1 })).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));
+  });
+});

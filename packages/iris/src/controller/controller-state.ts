@@ -7,7 +7,7 @@ import { scheduleTick } from '../scheduler/schedule-tick.js';
 import type { SchedulerLimits, SchedulingResult } from '../scheduler/types.js';
 import type { ControllerDatabase } from './database.js';
 import { EndpointRegistry } from './endpoint-registry.js';
-import { isSameOrDescendant, parseJobName } from './job-names.js';
+import { isSameOrDescendant } from './job-names.js';
 import { jobTree, killJob, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { SqliteLogStore } from './log-store.js';
@@ -19,6 +19,7 @@ import { buildSchedulingInput, commitSchedulingResult, committedByWorker, expire
 import type { PendingInfo } from './scheduling.js';
 import { jobStatusOf, taskStatusOf } from './status-views.js';
 import { ControllerStore } from './store.js';
+import type { JobRow } from './store.js';
 import { submitJob } from './submit-job.js';
 import { isTerminalJobState } from './task-states.js';
 import { recordWorkerFailure, registerWorker, resetWorkerLiveness } from './worker-registry.js';
@@ -209,21 +210,26 @@ export class ControllerState {
   /** `ListJobs` with prefix, states, roots-only and paging (limit 50 by default, max 500). */
   listJobs(q: ListJobsRequest): ListJobsResponse {
     if (q.offset < 0 || q.limit < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'offset and limit must be >= 0');
-    if (q.prefix !== '' && q.prefix !== '/') parseJobName(q.prefix.endsWith('/') ? q.prefix.slice(0, -1) : q.prefix, 'prefix');
+    if (q.prefix !== '' && !q.prefix.startsWith('/')) throw new IrisError('IRIS_INVALID_ARGUMENT', `prefix "${q.prefix}" must start with "/" (e.g. "/alice/")`);
     const limit = Math.min(q.limit || 50, 500);
-    const all = this.store.db.prepare('SELECT * FROM jobs ORDER BY seq').all() as Parameters<typeof jobStatusOf>[1][];
-    const states = new Set(q.states);
-    const matching = all.filter(
-      (j) =>
-        (q.prefix === '' || j.job_id.startsWith(q.prefix)) &&
-        (states.size === 0 || states.has(j.state)) &&
-        (!q.rootsOnly || j.parent_id === null),
-    );
-    const page = matching.slice(q.offset, q.offset + limit);
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (q.prefix !== '') {
+      where.push('substr(job_id, 1, ?) = ?');
+      args.push(q.prefix.length, q.prefix);
+    }
+    if (q.states.length > 0) {
+      where.push(`state IN (${q.states.map(() => '?').join(', ')})`);
+      args.push(...q.states);
+    }
+    if (q.rootsOnly) where.push('parent_id IS NULL');
+    const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const { n } = this.store.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${filter}`).get(...args) as { n: number };
+    const page = this.store.db.prepare(`SELECT * FROM jobs ${filter} ORDER BY seq LIMIT ? OFFSET ?`).all(...args, limit, q.offset) as JobRow[];
     return {
       jobs: page.map((j) => jobStatusOf(this.store, j, false, this.pending.get(j.job_id))),
-      totalCount: matching.length,
-      hasMore: q.offset + limit < matching.length,
+      totalCount: n,
+      hasMore: q.offset + page.length < n,
     };
   }
 
