@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ResourceConfig, createIrisBackend, currentClient, sanitizeJobName, withClient } from '@marin/fray';
-import type { CallableEntrypoint, Client, JobRequest } from '@marin/fray';
+import type { BinaryEntrypoint, CallableEntrypoint, Client, JobRequest } from '@marin/fray';
 import { createRecordingClient } from '@marin/fray/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Executor, ExecutorStep, FrayStepRunner, DispatchStepRunner, RemoteCallable, remote, versioned } from '@marin/executor';
+import { Executor, ExecutorStep, FrayStepRunner, DispatchStepRunner, RemoteCallable, float, remote, versioned } from '@marin/executor';
 import type { StepContext } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { listTree, statusOf } from '../helpers/read-files.js';
@@ -104,6 +104,42 @@ describe('remote steps through the default runner (recording client, in-process 
     const step = new ExecutorStep({ name: 'r', config: {}, resources: ResourceConfig.withCpu(), fn: () => {} });
     await withClient(client, () => executor(tmp.path).run([step], plain));
     expect((client.submissions[0]!.entrypoint as CallableEntrypoint).reentry).toBeUndefined();
+  });
+});
+
+describe('the re-entry command of a remote step', () => {
+  it('re-runs the entry script with its flags and args plus --prefix, --run-step <outputPath> and the shipped config (floats kept)', async () => {
+    await using tmp = await makeTempDir();
+    await using client = createRecordingClient({ logger: silent });
+    const data = new ExecutorStep({ name: 'data', config: {}, fn: () => {} });
+    const step = new ExecutorStep({
+      name: 'work',
+      config: { input_path: data.cd('x'), scale: versioned(float(2)), lr: 0.5 },
+      resources: ResourceConfig.withCpu(),
+      fn: () => {},
+    });
+    const script = new URL(import.meta.url).pathname;
+    const runner = new DispatchStepRunner({
+      fray: new FrayStepRunner({
+        reentry: { entryScript: script, userArgs: ['--fixture-x', '--prefix', '/old'], execArgv: ['--conditions=@marin/source'], steps: [step] },
+      }),
+    });
+    const ex = executor(tmp.path, runner);
+    const paths = await withClient(client, () => ex.run([step], plain));
+    const reentry = (client.submissions.find((r) => r.name.startsWith('work-'))!.entrypoint as CallableEntrypoint).reentry as BinaryEntrypoint;
+    expect(reentry.command).toBe('node');
+    expect(reentry.args).toEqual([
+      '--conditions=@marin/source',
+      './packages/executor/test/integration/remote-dispatch.test.ts',
+      '--fixture-x',
+      '--prefix',
+      ex.prefix,
+      '--run-step',
+      paths.get(step),
+      '--step-config-file',
+      'step_config.json',
+    ]);
+    expect(reentry.files?.['step_config.json']).toBe(`{"input_path": "${paths.get(data)}/x", "scale": 2.0, "lr": 0.5}`);
   });
 });
 
