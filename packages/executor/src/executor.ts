@@ -424,6 +424,7 @@ export class Executor {
           outputPath,
           signal,
           mirrorBudgetGb: maxMirrorBudgetGb(step.config),
+          logger: this.logger,
         }),
     });
     return ran.catch((e: unknown) => {

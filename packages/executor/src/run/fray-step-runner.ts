@@ -48,7 +48,7 @@ export interface FrayStepRunnerOptions {
    * @default `IRIS_WORKDIR` inside an Iris task, else the git top level of the working directory
    */
   workspace?: string;
-  /** Receives "submitted as job …" lines. @default silent */
+  /** Receives "submitted as job …" lines when the invocation brings no logger. @default silent */
   logger?: ExecutorLogger;
   /** Output lines of a failed job kept in the step error. @default 50 */
   logTailLines?: number;
@@ -194,10 +194,11 @@ export class FrayStepRunner implements StepRunner {
       run: () => callStepFunction({ step, label, config: inv.config, ctx, mirrorBudgetGb: inv.mirrorBudgetGb }),
       ...(reentry === undefined ? {} : { reentry }),
     });
+    const logger = inv.logger ?? this.logger;
     const job = await client.submit(request, { adoptExisting: false });
-    this.logger.info(`Step ${label} submitted as Fray job ${job.jobId}`);
+    logger.info(`Step ${label} submitted as Fray job ${job.jobId}`);
     const onAbort = (): void => {
-      job.terminate().catch((e: unknown) => this.logger.warn(`could not terminate job ${job.jobId} of ${label}: ${String(e)}`));
+      job.terminate().catch((e: unknown) => logger.warn(`could not terminate job ${job.jobId} of ${label}: ${String(e)}`));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();

@@ -3,6 +3,7 @@ import { mirrorBudget } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorStep } from '../dag/executor-step.js';
 import type { StepContext } from '../dag/types.js';
+import type { ExecutorLogger } from '../logger.js';
 
 /** Everything a runner needs to execute one step attempt. */
 export interface StepInvocation {
@@ -23,6 +24,8 @@ export interface StepInvocation {
   signal: AbortSignal;
   /** Largest `budgetGb` of the raw config's mirrored values, or `null` when it has none. */
   mirrorBudgetGb: number | null;
+  /** The executor's logger (lines go through its progress display). @default the runner's own */
+  logger?: ExecutorLogger;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createIrisBackend, findWorkspaceRoot } from '@marin/fray';
@@ -124,6 +124,42 @@ describe('remote steps on a local Iris cluster', () => {
     expect(await statusOf(await stepDir(prefix, 'work'))).toBe('FAILED');
     expect(await statusOf(await stepDir(prefix, 'data'))).toBe('SUCCESS');
     expect(await statusOf(await stepDir(prefix, 'report'))).toBeNull();
+  });
+
+  it('terminates the Iris job when another worker steals the lease; nothing is written', async () => {
+    await using tmp = await makeTempDir();
+    const prefix = join(tmp.path, 'prefix');
+    const saved = { ...process.env };
+    Object.assign(process.env, { MARIN_LEASE_HEARTBEAT_S: '0.2', MARIN_LEASE_TIMEOUT_S: '10', MARIN_LEASE_POLL_S: '0.2' });
+    try {
+      await using backend = createIrisBackend({ irisClient: client, inPlace: true, workspace: WORKSPACE });
+      const logger = captureLogger();
+      const runner = new DispatchStepRunner({
+        fray: new FrayStepRunner({
+          client: backend,
+          reentry: { entryScript: FIXTURE_SCRIPT, userArgs: ['--fixture-hang'], execArgv: NODE_FLAGS, steps: fixtureSteps },
+          workspace: WORKSPACE,
+        }),
+      });
+      const ex = new Executor({ prefix, logger, runner, progressStream: { write: () => true } });
+      const run = ex.run(fixtureSteps, { progress: 'plain' }).catch((e: unknown) => e);
+      const work = await eventually(async () => {
+        const dir = await stepDir(prefix, 'work');
+        return (await json(join(dir, 'task-0.json')))['hanging'] === true ? dir : undefined;
+      }, 'the remote step to start');
+      const jobId = /submitted as Fray job (\S+)/.exec(logger.all())![1]!;
+      await writeFile(join(work, '.executor_status.lock'), `{"worker_id": "thief-1", "timestamp": ${(Date.now() / 1000).toFixed(3)}}`);
+      const err = await run;
+      expect(chain(err)).toContainEqual(expect.objectContaining({ code: 'EXECUTOR_LEASE_LOST' }));
+      await eventually(async () => ((await client.getJob(jobId)).state === 'KILLED' ? true : undefined), 'the job to be killed');
+      expect(await statusOf(work)).toBe('RUNNING');
+      expect(JSON.parse(await readFile(join(work, '.executor_status.lock'), 'utf8'))).toMatchObject({ worker_id: 'thief-1' });
+    } finally {
+      for (const k of ['MARIN_LEASE_HEARTBEAT_S', 'MARIN_LEASE_TIMEOUT_S', 'MARIN_LEASE_POLL_S']) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
   });
 
   it('stopping the top-level job stops the executor’s child job; no step stays RUNNING under a live lease', async () => {
