@@ -8,6 +8,7 @@ import { DispatchStepRunner } from '../run/dispatch-step-runner.js';
 import { FrayStepRunner } from '../run/fray-step-runner.js';
 import { EXECUTOR_USAGE, parseExecutorArgs } from './cli-args.js';
 import type { ExecutorArgs } from './cli-args.js';
+import { entryScriptOfCaller } from './entry-script.js';
 import { runStepWorker } from './run-step-worker.js';
 
 /** Options of {@link executorMain}. */
@@ -22,6 +23,12 @@ export interface ExecutorMainOptions {
   argv?: readonly string[];
   /** Where log lines go. @default stderr */
   logger?: ExecutorLogger;
+  /**
+   * The script remote workers re-run with `--run-step` (it must call `executorMain` with the same
+   * steps); `null` disables re-entry, so remote backends refuse remote steps.
+   * @default `process.argv[1]` when it is among this call's callers, else null
+   */
+  entryScript?: string | null;
   /**
    * Called with 0 after `--help`, 2 after a usage error, and 0 or 1 when worker mode
    * (`--run-step`) finishes. @default process.exit
@@ -99,14 +106,11 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     exit(code);
     return null;
   }
-  const entryScript = process.argv[1];
+  const entryScript = options.entryScript === undefined ? entryScriptOfCaller() : options.entryScript;
   // Remote steps re-enter this script with its own arguments (executor spec §9.2).
   const fray = new FrayStepRunner({
     logger: log,
-    reentry:
-      entryScript === undefined
-        ? null
-        : { entryScript, userArgs: process.argv.slice(2), execArgv: process.execArgv, steps: options.steps },
+    reentry: entryScript === null ? null : { entryScript, userArgs: process.argv.slice(2), execArgv: process.execArgv, steps: options.steps },
   });
   const executor = new Executor({
     prefix,

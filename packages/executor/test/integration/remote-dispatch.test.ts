@@ -4,7 +4,7 @@ import { ResourceConfig, createIrisBackend, currentClient, sanitizeJobName, with
 import type { BinaryEntrypoint, CallableEntrypoint, Client, JobRequest } from '@marin/fray';
 import { createRecordingClient } from '@marin/fray/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Executor, ExecutorStep, FrayStepRunner, DispatchStepRunner, RemoteCallable, float, remote, versioned } from '@marin/executor';
+import { Executor, ExecutorStep, FrayStepRunner, DispatchStepRunner, RemoteCallable, executorMain, float, remote, versioned } from '@marin/executor';
 import type { StepContext } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { listTree, statusOf } from '../helpers/read-files.js';
@@ -268,6 +268,19 @@ describe('bad remote input', () => {
       const backend = iris();
       const step = new ExecutorStep({ name: 'r', config: {}, resources: ResourceConfig.withCpu(), fn: () => {} });
       const err = await withClient(backend, () => executor(prefix).run([step], plain)).catch((e: unknown) => e);
+      await backend.close();
+      expect(err).toMatchObject({ code: 'EXECUTOR_INVALID_ARGUMENT', details: { reason: 'no-entry-script' } });
+      expect(await listTree(tmp.path)).toEqual([]);
+    });
+
+    it('refuses when executorMain runs inside a test runner: process.argv[1] is not the calling script', async () => {
+      await using tmp = await makeTempDir();
+      const backend = iris();
+      const step = new ExecutorStep({ name: 'r', config: {}, resources: ResourceConfig.withCpu(), fn: () => {} });
+      const logger = captureLogger();
+      const err = await withClient(backend, () => executorMain({ steps: [step], argv: ['--prefix', join(tmp.path, 'prefix'), '--progress', 'plain'], logger })).catch(
+        (e: unknown) => e,
+      );
       await backend.close();
       expect(err).toMatchObject({ code: 'EXECUTOR_INVALID_ARGUMENT', details: { reason: 'no-entry-script' } });
       expect(await listTree(tmp.path)).toEqual([]);
