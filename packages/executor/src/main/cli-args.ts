@@ -33,6 +33,9 @@ options:
   --max-concurrent <n>                 at most n steps active at once (default: 8)
   --progress auto|live|plain           progress display (default: auto)
   --help                               print this help
+  --run-step <output path> --step-config-file <file>
+                                       internal: how a remote step's job re-enters this script
+                                       (worker mode: run only that step, write no status)
 
 Underscore spellings (--dry_run, --run_only, ...) and --flag=value are accepted.
 `;
