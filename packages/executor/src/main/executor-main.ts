@@ -9,6 +9,7 @@ import { FrayStepRunner } from '../run/fray-step-runner.js';
 import { EXECUTOR_USAGE, parseExecutorArgs } from './cli-args.js';
 import type { ExecutorArgs } from './cli-args.js';
 import { entryScriptOfCaller } from './entry-script.js';
+import { installInterruptGuard } from './interrupt-guard.js';
 import { runStepWorker } from './run-step-worker.js';
 
 /** Options of {@link executorMain}. */
@@ -61,7 +62,8 @@ function writeLine(line: string): void {
  * backends re-enter this entry script with `--run-step <outputPath> --step-config-file <file>`, and
  * then this function runs in worker mode: it rebuilds the DAG, runs only that step's function,
  * writes no status, lease or info file, and exits 0 (or 1 after printing the error; 1 also when the
- * step is not in the rebuilt DAG).
+ * step is not in the rebuilt DAG). While the run lasts, SIGINT/SIGTERM first terminate the jobs of
+ * running remote steps, then end the process as the signal would.
  *
  * @example
  * await executorMain({ steps: [stats], description: 'hello world' });
@@ -120,13 +122,27 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const started = performance.now();
-  const paths = await executor.run(options.steps, {
-    dryRun: args.dryRun,
-    runOnly: args.runOnly,
-    forceRunFailed: args.forceRunFailed,
-    maxConcurrent: options.maxConcurrent ?? args.maxConcurrent,
-    progress: args.progress,
-  });
+  let settled: Promise<unknown> = Promise.resolve();
+  const guard = installInterruptGuard({ fray, logger: log, settled: () => settled });
+  let paths: Map<ExecutorStep, string>;
+  try {
+    const running = executor.run(options.steps, {
+      dryRun: args.dryRun,
+      runOnly: args.runOnly,
+      forceRunFailed: args.forceRunFailed,
+      maxConcurrent: options.maxConcurrent ?? args.maxConcurrent,
+      progress: args.progress,
+    });
+    settled = running.catch(() => undefined);
+    paths = await running;
+  } catch (e) {
+    // Interrupted: the guard ends the process by the signal once the statuses are written.
+    if (guard.interrupted) await guard.dying;
+    throw e;
+  } finally {
+    if (!guard.interrupted) guard.uninstall();
+  }
+  if (guard.interrupted) await guard.dying;
   log.info(`Executor run took ${((performance.now() - started) / 1000).toFixed(2)}s`);
   const infoPath = executor.executorInfoPath;
   if (!args.dryRun && infoPath !== null) {

@@ -87,6 +87,7 @@ export class FrayStepRunner implements StepRunner {
   private readonly logger: ExecutorLogger;
   private readonly logTailLines: number;
   private workspaceRoot: string | null = null;
+  private readonly active = new Set<JobHandle>();
   /** Labels of the DAG the entry script rebuilds, computed once. */
   private reentryLabels: Set<string> | null = null;
 
@@ -196,6 +197,7 @@ export class FrayStepRunner implements StepRunner {
     });
     const logger = inv.logger ?? this.logger;
     const job = await client.submit(request, { adoptExisting: false });
+    this.active.add(job);
     logger.info(`Step ${label} submitted as Fray job ${job.jobId}`);
     const onAbort = (): void => {
       job.terminate().catch((e: unknown) => logger.warn(`could not terminate job ${job.jobId} of ${label}: ${String(e)}`));
@@ -209,7 +211,23 @@ export class FrayStepRunner implements StepRunner {
       throw await this.stepFailure(label, job, error);
     } finally {
       signal.removeEventListener('abort', onAbort);
+      this.active.delete(job);
     }
+  }
+
+  /** Jobs submitted by this runner that have not settled yet. */
+  get activeJobs(): readonly JobHandle[] {
+    return [...this.active];
+  }
+
+  /**
+   * Terminates every job still running (what `executorMain` does when the executor is interrupted,
+   * so no job computes on with nobody to record its result). Errors are logged, not thrown.
+   */
+  async terminateActiveJobs(logger: ExecutorLogger = this.logger): Promise<void> {
+    await Promise.all(
+      [...this.active].map((job) => job.terminate().catch((e: unknown) => logger.warn(`could not terminate job ${job.jobId}: ${String(e)}`))),
+    );
   }
 
   private reentryEntrypoint(inv: StepInvocation): BinaryEntrypoint | undefined {

@@ -7,7 +7,7 @@ import type { IrisClient, LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DispatchStepRunner, Executor, FrayStepRunner } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { runFixture } from '../helpers/fixture-process.js';
+import { runFixture, startFixture } from '../helpers/fixture-process.js';
 import { statusOf } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { FIXTURE_SCRIPT, steps as fixtureSteps } from '../fixtures/remote-steps.js';
@@ -162,6 +162,25 @@ describe('remote steps on a local Iris cluster', () => {
     }
   });
 
+  it('an interrupted executor terminates its root-level Iris job before it dies', async () => {
+    await using tmp = await makeTempDir();
+    const prefix = join(tmp.path, 'prefix');
+    await using executor = startFixture('remote-steps.ts', {
+      args: ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-hang'],
+      env: { IRIS_CONTROLLER_ADDRESS: cluster.address },
+    });
+    const work = await eventually(async () => {
+      const dir = await stepDir(prefix, 'work');
+      return (await json(join(dir, 'task-0.json')))['hanging'] === true ? dir : undefined;
+    }, 'the remote step to start');
+    const jobId = /submitted as Fray job (\S+)/.exec(executor.stderr())![1]!;
+    expect((await client.getJob(jobId)).state).toBe('RUNNING');
+    executor.child.kill('SIGTERM');
+    expect(await executor.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect((await client.getJob(jobId)).state).toBe('KILLED');
+    expect(await statusOf(work)).toBe('FAILED');
+  });
+
   it('stopping the top-level job stops the executor’s child job; no step stays RUNNING under a live lease', async () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
@@ -186,14 +205,19 @@ describe('remote steps on a local Iris cluster', () => {
     await eventually(async () => ((await client.getJob(child)).state === 'KILLED' ? true : undefined), 'the child job to be killed');
     expect((await client.getJob(top)).state).toBe('KILLED');
 
-    // The executor is gone: its lease is no longer refreshed and goes stale, so no live holder remains.
-    const leaseOf = async (): Promise<{ worker_id: string; timestamp: number }> => JSON.parse(await readFile(join(work, '.executor_status.lock'), 'utf8'));
-    const before = await leaseOf();
+    // The executor got SIGTERM: either it settled in time (FAILED, lease released) or it was killed
+    // first and its lease, no longer refreshed, goes stale. Either way no live holder remains.
     await sleep(2500);
-    const after = await leaseOf();
-    expect(after).toEqual(before);
-    expect(Date.now() / 1000 - after.timestamp).toBeGreaterThan(2);
-    expect(await statusOf(work)).toBe('RUNNING');
+    if ((await statusOf(work)) === 'RUNNING') {
+      const leaseOf = async (): Promise<{ worker_id: string; timestamp: number }> => JSON.parse(await readFile(join(work, '.executor_status.lock'), 'utf8'));
+      const before = await leaseOf();
+      await sleep(1000);
+      expect(await leaseOf()).toEqual(before);
+      expect(Date.now() / 1000 - before.timestamp).toBeGreaterThan(2);
+    } else {
+      expect(await statusOf(work)).toBe('FAILED');
+      expect(await readdir(work)).not.toContain('.executor_status.lock');
+    }
 
     // A new run takes the stale lease over and completes the step.
     const rerun = await runFixture('remote-steps.ts', {

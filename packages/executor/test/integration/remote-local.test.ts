@@ -1,7 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runFixture } from '../helpers/fixture-process.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runFixture, startFixture } from '../helpers/fixture-process.js';
 import { listTree } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -22,6 +23,15 @@ async function completedRun(input: string): Promise<{ data: string; work: string
   const r = await runFixture(FIXTURE, { args: ['--prefix', input] });
   expect(r.code, r.stderr).toBe(0);
   return stepDirs(input);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('executorMain worker mode (--run-step)', () => {
@@ -89,6 +99,30 @@ describe('a remote step on the local backend in re-entry mode', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain('3 steps: 0 ran, 3 skipped (already succeeded), 0 failed, 0 not run (dependency failed)');
     expect(second.stderr).not.toContain('submitted as Fray job');
+  });
+
+  it('an interrupted executor terminates its running job, writes FAILED and releases the lease, then dies of the signal', async () => {
+    await using tmp = await makeTempDir();
+    const prefix = join(tmp.path, 'prefix');
+    await using executor = startFixture(FIXTURE, { args: ['--prefix', prefix, '--fixture-client', 'local-reentry', '--fixture-hang'] });
+    let workerPid = 0;
+    for (let i = 0; i < 600 && workerPid === 0; i++) {
+      await sleep(100);
+      const work = await stepDirs(prefix).catch(() => null);
+      const task = work === null ? null : await json(join(work.work, 'task-0.json')).catch(() => null);
+      if (task?.['hanging'] === true) workerPid = task['pid'] as number;
+    }
+    expect(workerPid).toBeGreaterThan(0);
+    expect(alive(workerPid)).toBe(true);
+    executor.child.kill('SIGTERM');
+    const exit = await executor.exited;
+    expect(exit, executor.stderr()).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(executor.stderr()).toContain('terminating 1 running Fray job(s)');
+    expect(alive(workerPid)).toBe(false);
+    // The run settled before the process died: the stopped step is FAILED and its lease released.
+    const work = (await stepDirs(prefix)).work;
+    expect(await readFile(join(work, '.executor_status'), 'utf8')).toBe('FAILED');
+    expect(await readdir(work)).not.toContain('.executor_status.lock');
   });
 
   it('fails a throwing remote step: FAILED status, "1 step(s) failed", the worker’s error text in the output', async () => {
