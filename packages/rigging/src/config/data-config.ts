@@ -3,9 +3,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { RiggingError } from '../errors.js';
+
+// The YAML parser is only needed when a cluster config file is actually read; loading it eagerly would
+// cost every process that imports rigging (CLIs included) tens of milliseconds at start-up.
+const require = createRequire(import.meta.url);
+function parseYaml(text: string): unknown {
+  return (require('yaml') as typeof import('yaml')).parse(text);
+}
 
 /** The object stores a region bucket can live on. */
 export type StoreKind = 'gcs' | 'r2' | 'coreweave';
