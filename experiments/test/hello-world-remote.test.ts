@@ -9,7 +9,7 @@ const EXPERIMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPO_ROOT = join(EXPERIMENTS_DIR, '..');
 const NODE_FLAGS = ['--conditions=@marin/source', '--import', 'tsx'];
 // The iris CLI from source (its own dev entry), so no build is needed.
-const IRIS_CLI = join(REPO_ROOT, 'packages', 'iris', 'test', 'helpers', 'iris-cli-entry.ts');
+const IRIS_CLI = join(REPO_ROOT, 'packages', 'iris', 'bin', 'iris.js');
 
 interface Outcome {
   code: number | null;

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// The `iris` command. It runs the built CLI (dist/); from a source checkout, build it first with
-// `npx nx run @marin/iris:build` (the README's setup command does).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-const entry = new URL('../dist/cli/index.js', import.meta.url);
-if (!existsSync(fileURLToPath(entry))) {
-  console.error('iris: the CLI is not built yet; run `npx nx run @marin/iris:build` (or `npx nx run-many -t build`) first');
-  process.exit(2);
+// The `iris` command. Plain node runs the built CLI (dist/, from `npx nx run @marin/iris:build`);
+// `node --conditions=@marin/source --import tsx bin/iris.js` runs the same CLI from source.
+let cli;
+try {
+  cli = await import('@marin/iris/cli');
+} catch (e) {
+  if (e?.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('/dist/')) {
+    console.error('iris: the CLI is not built yet; run `npx nx run @marin/iris:build` (or `npx nx run-many -t build`) first');
+    process.exit(2);
+  }
+  throw e;
 }
-const { main } = await import(entry.href);
-const code = await main(process.argv.slice(2));
+const code = await cli.main(process.argv.slice(2));
 process.exitCode = code;
-// Lingering sockets must not keep a finished command alive; unref'd, so a clean exit is not delayed.
+// Exit even if a library left a handle open after the command finished.
 setTimeout(() => process.exit(code), 2000).unref();
