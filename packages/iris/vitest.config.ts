@@ -1,23 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.js';
 
-// Vitest 4 resolves node tests through ssr.resolve, so the source condition goes there.
-const conditions = ['@marin/source', 'module', 'node', 'development|production'];
-
-export default defineConfig({
-  ssr: { resolve: { conditions } },
-  test: {
-    projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
-      {
-        extends: true,
-        test: {
-          name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          pool: 'forks',
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
-    ],
-  },
-});
+export default packageTestConfig();

@@ -1,24 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.js';
 
-// Vitest 4 resolves node tests through ssr.resolve, so the source condition goes there.
-const conditions = ['@marin/source', 'module', 'node', 'development|production'];
-
-export default defineConfig({
-  ssr: { resolve: { conditions } },
-  test: {
-    projects: [
-      // Generous: the machine is shared, and a loaded 2-core box can stall a hermetic test for seconds.
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], testTimeout: 30_000 } },
-      {
-        extends: true,
-        test: {
-          name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          pool: 'forks',
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
-    ],
-  },
-});
+// Generous unit timeout: a loaded 2-core machine can stall a hermetic filesystem test for seconds.
+export default packageTestConfig({ unitTimeoutMs: 30_000 });
