@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
@@ -26,8 +27,6 @@ export interface ProcessGroupSpec {
   /** Called for each stdout or stderr line, in arrival order per stream. */
   readonly onLine: (line: string, stream: 'stdout' | 'stderr') => void;
 }
-
-const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGABRT: 6, SIGSEGV: 11, SIGPIPE: 13 };
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -61,7 +60,7 @@ export function spawnProcessGroup(spec: ProcessGroupSpec): ProcessGroupRun {
       if (child.pid === undefined) resolve({ kind: 'spawn-error', error });
     });
     child.once('exit', (code, signal) => {
-      const exitCode = code ?? 128 + (signal === null ? 0 : (SIGNAL_NUMBERS[signal] ?? 0));
+      const exitCode = code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0));
       // Wait for the pipes so every line is in the tail before the job reports its end; grandchildren holding
       // the pipes open must not block that, hence the cap.
       void Promise.race([outputDone, new Promise((r) => setTimeout(r, 2000).unref())]).then(() =>
