@@ -34,7 +34,7 @@ function percentile(xs: number[], p: number): number {
 }
 
 function runCli(args: string[], env: NodeJS.ProcessEnv, mode: 'dist' | 'source'): Promise<number> {
-  const argv = mode === 'dist' ? [join(PACKAGE_ROOT, 'bin/iris.js'), ...args] : ['--conditions=@marin/source', '--import', 'tsx', join(PACKAGE_ROOT, 'test/helpers/iris-cli-entry.ts'), ...args];
+  const argv = mode === 'dist' ? [join(PACKAGE_ROOT, 'bin/iris.js'), ...args] : ['--conditions=@marin/source', '--import', 'tsx', join(PACKAGE_ROOT, 'bin/iris.js'), ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: PACKAGE_ROOT, env, stdio: 'ignore' });
     child.on('error', reject);

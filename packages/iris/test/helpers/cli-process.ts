@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ENTRY = fileURLToPath(new URL('./iris-cli-entry.ts', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../../bin/iris.js', import.meta.url));
 // Absolute, so the CLI can run with any working directory (e.g. a temp workspace).
 const TSX_LOADER = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs')).href;
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
