@@ -1,11 +1,10 @@
 import { resolve } from 'node:path';
+import { schemeOf } from '@marin/rigging';
 import { pathJoin } from '../dag/path-join.js';
 
-const SCHEME_RE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
-
-/** True when `path` carries a URL scheme (`gs://…`, `mirror://…`, `file://…`). */
+/** True when `path` carries a URL scheme (`gs://…`, `mirror://…`, `file://…`), as rigging parses it. */
 export function hasScheme(path: string): boolean {
-  return SCHEME_RE.test(path);
+  return schemeOf(path) !== null;
 }
 
 /**
