@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { FrayError, RemoteCallable, buildStepReentry, currentClient, findWorkspaceRoot, isFinished, stepJobRequest } from '@marin/fray';
+import { FrayError, RemoteCallable, buildStepReentry, currentClient, findWorkspaceRoot, stepJobRequest } from '@marin/fray';
 import type { BinaryEntrypoint, Client, JobHandle, JobStatus } from '@marin/fray';
 import { pyJsonDumps } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
@@ -205,7 +205,7 @@ export class FrayStepRunner implements StepRunner {
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
     try {
-      await waitForJob(job, signal);
+      await job.wait(STEP_JOB_WAIT);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw await this.stepFailure(label, job, error);
@@ -262,43 +262,12 @@ export class FrayStepRunner implements StepRunner {
   }
 }
 
-/** First interval of the runner's own status polls; it grows ×1.25 up to {@link STATUS_POLL_MAX_MS}. */
-const STATUS_POLL_INITIAL_MS = 50;
-const STATUS_POLL_MAX_MS = 2000;
-
 /**
- * `job.wait({ raiseOnFailure: true })`, noticed sooner: short remote steps are dominated by how soon
- * the end is seen, so the runner also polls the cheap `status()` on a finer schedule (50 ms ×1.25,
- * capped at 2 s) and asks `wait()` for the outcome once the job is finished. In-process jobs resolve
- * `wait()` directly. Polling stops when `signal` aborts (the job is being terminated).
+ * How the runner waits on a job: short remote steps are dominated by how soon their end is seen, so it
+ * asks for a finer re-poll schedule (50 ms ×1.25, capped at 2 s) than Fray's default (100 ms ×1.5).
+ * On lease loss the job is terminated, so the wait settles with `stopped`.
  */
-async function waitForJob(job: JobHandle, signal: AbortSignal): Promise<void> {
-  const waited = job.wait({ raiseOnFailure: true });
-  let done = false;
-  const settled = waited.then(
-    () => void (done = true),
-    () => void (done = true),
-  );
-  const polled = (async (): Promise<JobStatus> => {
-    let sleepMs = STATUS_POLL_INITIAL_MS;
-    while (!done && !signal.aborted) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((r) => (timer = setTimeout(r, sleepMs))), settled]);
-      clearTimeout(timer);
-      if (done || signal.aborted) break;
-      sleepMs = Math.min(sleepMs * 1.25, STATUS_POLL_MAX_MS);
-      const status = await job.status().catch(() => null);
-      // A finished job answers wait() at once (one status read, plus the error details on failure).
-      if (status !== null && isFinished(status)) return job.wait({ raiseOnFailure: true });
-    }
-    // Settled, or being terminated: the outcome is wait()'s.
-    return waited;
-  })();
-  // Whichever loses still settles with the same outcome; it is not needed.
-  waited.catch(() => {});
-  polled.catch(() => {});
-  await Promise.race([waited, polled]);
-}
+const STEP_JOB_WAIT = { raiseOnFailure: true, pollInitialMs: 50, pollBackoff: 1.25 } as const;
 
 /** The step an executorMain entry names (a step or a reference to one), or `null`. */
 function stepOf(entry: ExecutorStep | InputName | null | undefined): ExecutorStep | null {

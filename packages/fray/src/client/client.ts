@@ -16,6 +16,14 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Throw `JobFailed` when a job ends `failed` or `stopped`. @default true */
   raiseOnFailure?: boolean;
+  /**
+   * First re-poll interval of backends that poll (Iris); callers for which seeing the end soon
+   * matters (short remote steps) pass a smaller one. Event-driven backends ignore it.
+   * @default 100 (Marin's schedule)
+   */
+  pollInitialMs?: number;
+  /** Growth factor of the re-poll interval, capped at 2 s. @default 1.5 */
+  pollBackoff?: number;
 }
 
 /** A live job: poll it, wait for it, read its output, stop it. */

@@ -45,17 +45,17 @@ export class IrisJobHandle implements JobHandle {
     return frayStatusOfIrisState(state);
   }
 
-  /** Polls the state (100 ms, ×1.5, capped at 2 s) until the job is finished. */
+  /** Polls the state (by default 100 ms, ×1.5, capped at 2 s) until the job is finished. */
   async wait(options: WaitOptions = {}): Promise<JobStatus> {
-    const { timeoutMs, raiseOnFailure = true } = options;
+    const { timeoutMs, raiseOnFailure = true, pollInitialMs = IRIS_WAIT_INITIAL_SLEEP_MS, pollBackoff = 1.5 } = options;
     const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
-    let sleepMs = IRIS_WAIT_INITIAL_SLEEP_MS;
+    let sleepMs = pollInitialMs;
     let status = await this.status();
     while (!isFinished(status)) {
       const now = Date.now();
       if (now >= deadline) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
       await new Promise((r) => setTimeout(r, Math.min(sleepMs, deadline - now)));
-      sleepMs = Math.min(sleepMs * 1.5, IRIS_WAIT_MAX_SLEEP_MS);
+      sleepMs = Math.min(sleepMs * pollBackoff, IRIS_WAIT_MAX_SLEEP_MS);
       status = await this.status();
     }
     if (status === 'failed' || status === 'stopped') {
