@@ -11,7 +11,8 @@ export type RiggingErrorCode =
   | 'RIGGING_LEASE_LOST'
   | 'RIGGING_LOCK_TIMEOUT'
   | 'RIGGING_UNSUPPORTED'
-  | 'RIGGING_INVALID_ARGUMENT';
+  | 'RIGGING_INVALID_ARGUMENT'
+  | 'RIGGING_ENV_BUILD_FAILED';
 
 const RETRYABLE: ReadonlySet<RiggingErrorCode> = new Set<RiggingErrorCode>(['RIGGING_UNAVAILABLE']);
 const BRAND = Symbol.for('@marin/rigging/RiggingError');

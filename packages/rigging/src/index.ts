@@ -112,3 +112,5 @@ export type { MirrorFilesystemOptions, MirrorLockWait } from './mirror/mirror-fi
 export { copyTree, listFilesRecursive } from './fs/copy-tree.js';
 export type { CopyTreeOptions, CopyTreeResult } from './fs/copy-tree.js';
 export { fetchFileAtomic } from './fs/fetch-file-atomic.js';
+export { PYTHON_ENV_LOCK_FILE, PYTHON_ENV_MARKER, ensurePythonEnv, pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from './python-env/python-env.js';
+export type { PythonEnv, PythonEnvOptions } from './python-env/python-env.js';

@@ -47,6 +47,7 @@ const VERB: Record<RiggingErrorCode, string> = {
   RIGGING_LOCK_TIMEOUT: 'lock timeout',
   RIGGING_UNSUPPORTED: 'unsupported',
   RIGGING_INVALID_ARGUMENT: 'invalid argument',
+  RIGGING_ENV_BUILD_FAILED: 'environment build failed',
 };
 
 /**

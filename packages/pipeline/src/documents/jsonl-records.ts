@@ -1,0 +1,71 @@
+import { createGunzip } from 'node:zlib';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { createReadStream } from '@marin/rigging';
+import { PipelineError } from '../errors.js';
+
+/** One parsed JSON-lines record and where it came from. */
+export interface JsonlRecord {
+  /** The parsed object. */
+  record: Record<string, unknown>;
+  /** 1-based line number in the (decompressed) file. */
+  line: number;
+}
+
+/** Whether a file name says gzip (`.gz`). */
+export function isGzip(url: string): boolean {
+  return url.endsWith('.gz');
+}
+
+/**
+ * Streams the records of a JSON-lines file (gzip when the name ends in `.gz`) from any storage URL,
+ * skipping blank lines. Memory stays bounded by one line.
+ *
+ * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file (and line) for truncated or corrupt gzip, a line
+ *   that is not JSON, or a line that is not a JSON object
+ */
+export async function* readJsonlRecords(url: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<JsonlRecord> {
+  const raw = await createReadStream(url);
+  let source: Readable = raw;
+  let streamError: unknown = null;
+  if (isGzip(url)) {
+    const gunzip = createGunzip();
+    raw.on('error', (e) => gunzip.destroy(e));
+    source = raw.pipe(gunzip);
+  }
+  const lines = createInterface({ input: source, crlfDelay: Infinity });
+  source.on('error', (e) => {
+    streamError = e;
+    lines.close();
+  });
+  let line = 0;
+  try {
+    for await (const text of lines) {
+      line += 1;
+      options.signal?.throwIfAborted();
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (cause) {
+        throw new PipelineError('PIPELINE_INPUT_INVALID', `${url} line ${line} is not JSON`, { cause, details: { path: url, line } });
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new PipelineError('PIPELINE_INPUT_INVALID', `${url} line ${line} is not a JSON object`, { details: { path: url, line } });
+      }
+      yield { record: value as Record<string, unknown>, line };
+    }
+  } catch (e) {
+    if (PipelineError.is(e) || options.signal?.aborted === true) throw e;
+    streamError = e;
+  } finally {
+    lines.close();
+    raw.destroy();
+  }
+  if (streamError !== null) {
+    throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot read ${url}: the file is truncated or not valid ${isGzip(url) ? 'gzip' : 'text'}`, {
+      cause: streamError,
+      details: { path: url, line },
+    });
+  }
+}

@@ -1,0 +1,73 @@
+import { Entrypoint, ResourceConfig, currentClient, sanitizeJobName, waitAll } from '@marin/fray';
+import type { JobHandle, JsonValue, ResourceOptions } from '@marin/fray';
+import pLimit from 'p-limit';
+
+/** One unit of a step's work: a name (unique within the step) and the JSON arguments of its worker function. */
+export interface PartSpec<TArgs extends JsonValue> {
+  /** Names the part in job names and logs, e.g. `part-00003`. */
+  name: string;
+  /** What the worker function receives; JSON so it can travel to a Fray job. */
+  args: TArgs;
+}
+
+/** Options of {@link runParts}. */
+export interface RunPartsOptions<TArgs extends JsonValue> {
+  /** The parts to run; finished parts should already be filtered out by the caller. */
+  parts: readonly PartSpec<TArgs>[];
+  /** Runs one part in this process (and is what the job's module export calls). */
+  run: (args: TArgs, signal: AbortSignal) => Promise<void>;
+  /**
+   * The export of `@marin/pipeline` a Fray job calls with `args` (a function of one JSON argument);
+   * it must do exactly what `run` does.
+   */
+  exportName: string;
+  /**
+   * Resources of each part's Fray job; `null` runs every part in this process, `maxParallelism` at a time.
+   * @default null
+   */
+  resources?: ResourceConfig | ResourceOptions | null;
+  /** Parts in flight at once (in-process), or jobs submitted at once (Fray). */
+  maxParallelism: number;
+  /** Aborts in-process work between records and terminates submitted jobs. */
+  signal: AbortSignal;
+  /** Prefix of job names: `<prefix>-<part name>`. */
+  jobNamePrefix: string;
+}
+
+/**
+ * Runs a step's parts: in this process with bounded concurrency, or as one Fray job per part through
+ * `currentClient()` when `resources` is given. Each part must be idempotent and write its output
+ * atomically, so a rerun (or a retried job) resumes where the last run stopped.
+ *
+ * @throws the first part's error in-process; `JobFailed` (FRAY_JOB_FAILED) for the first failed job
+ */
+export async function runParts<TArgs extends JsonValue>(options: RunPartsOptions<TArgs>): Promise<void> {
+  const { parts, run, signal } = options;
+  if (parts.length === 0) return;
+  const limit = pLimit(Math.max(1, options.maxParallelism));
+  const resources = options.resources ?? null;
+  if (resources === null) {
+    await Promise.all(parts.map((part) => limit(() => (signal.aborted ? Promise.reject(signal.reason) : run(part.args, signal)))));
+    return;
+  }
+  const config = resources instanceof ResourceConfig ? resources : new ResourceConfig(resources);
+  const client = currentClient();
+  const jobs: JobHandle[] = [];
+  const stopAll = (): void => void Promise.allSettled(jobs.map((job) => job.terminate()));
+  signal.addEventListener('abort', stopAll, { once: true });
+  try {
+    for (const part of parts) {
+      signal.throwIfAborted();
+      jobs.push(
+        await client.submit({
+          name: sanitizeJobName(`${options.jobNamePrefix}-${part.name}`),
+          entrypoint: Entrypoint.fromModule({ module: '@marin/pipeline', exportName: options.exportName, args: part.args }),
+          resources: config,
+        }),
+      );
+    }
+    await waitAll(jobs);
+  } finally {
+    signal.removeEventListener('abort', stopAll);
+  }
+}

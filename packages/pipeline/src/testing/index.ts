@@ -1,0 +1,5 @@
+/**
+ * @packageDocumentation
+ * `@marin/pipeline/testing`: test servers and helpers for code built on the pipeline.
+ */
+export {};
