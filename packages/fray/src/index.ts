@@ -24,6 +24,7 @@ export type { BinaryEntrypoint, CallableEntrypoint, JsonValue, ModuleEntrypoint 
 export { DEFAULT_JOB_ENV, FORWARDED_ENV_VARS, createEnvironment } from './request/environment.js';
 export type { EnvironmentConfig } from './request/environment.js';
 export { resolveJobRequest } from './request/job-request.js';
+export { DEFAULT_PYTHON_VERSION, PythonEnvSpec, validatePythonEnvSpec } from './request/python-env-spec.js';
 export type { JobRequest, ResolvedJobRequest } from './request/job-request.js';
 export { randomHex8, sanitizeJobName, validateJobName } from './request/job-name.js';
 export { JOB_STATUSES, isFinished } from './client/job-status.js';

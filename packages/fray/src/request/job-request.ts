@@ -4,6 +4,8 @@ import { createEnvironment } from './environment.js';
 import type { EnvironmentConfig } from './environment.js';
 import type { Entrypoint } from './entrypoint.js';
 import { validateJobName } from './job-name.js';
+import { validatePythonEnvSpec } from './python-env-spec.js';
+import type { PythonEnvSpec } from './python-env-spec.js';
 
 /** What to run, where, and how often to retry it. */
 export interface JobRequest {
@@ -20,6 +22,11 @@ export interface JobRequest {
   maxRetriesFailure?: number;
   /** Retries after a worker loss (remote backends). @default 100 */
   maxRetriesPreemption?: number;
+  /**
+   * The Python environment the job runs in, built once per lock hash by the backend; the job starts with it
+   * activated. Build one with `PythonEnvSpec.fromLockFile`. @default none (the machine's own Python)
+   */
+  pythonEnv?: PythonEnvSpec;
 }
 
 /** A {@link JobRequest} with every default applied; what backends consume. */
@@ -31,6 +38,7 @@ export interface ResolvedJobRequest {
   readonly replicas: number;
   readonly maxRetriesFailure: number;
   readonly maxRetriesPreemption: number;
+  readonly pythonEnv?: PythonEnvSpec;
 }
 
 function checkCount(value: unknown, field: string, min: number): number {
@@ -44,7 +52,7 @@ function checkCount(value: unknown, field: string, min: number): number {
 
 /**
  * Validates a request and applies its defaults.
- * @throws {FrayError} FRAY_INVALID_ARGUMENT naming the bad field
+ * @throws {FrayError} FRAY_INVALID_ARGUMENT naming the bad field (for a bad Python lock, `details.line`)
  */
 export function resolveJobRequest(request: JobRequest): ResolvedJobRequest {
   if (typeof request !== 'object' || request === null) {
@@ -59,6 +67,7 @@ export function resolveJobRequest(request: JobRequest): ResolvedJobRequest {
   if (!(resources instanceof ResourceConfig)) {
     throw new FrayError('FRAY_INVALID_ARGUMENT', `job "${request.name}" resources must be a ResourceConfig`);
   }
+  const pythonEnv = request.pythonEnv === undefined ? undefined : validatePythonEnvSpec(request.pythonEnv);
   return Object.freeze({
     name: request.name,
     entrypoint: ep,
@@ -67,5 +76,6 @@ export function resolveJobRequest(request: JobRequest): ResolvedJobRequest {
     replicas: checkCount(request.replicas ?? resources.replicas, 'replicas', 1),
     maxRetriesFailure: checkCount(request.maxRetriesFailure ?? 0, 'maxRetriesFailure', 0),
     maxRetriesPreemption: checkCount(request.maxRetriesPreemption ?? 100, 'maxRetriesPreemption', 0),
+    ...(pythonEnv === undefined ? {} : { pythonEnv }),
   });
 }

@@ -1,3 +1,4 @@
+import { pythonEnvCacheDir } from '@marin/rigging';
 import { z } from 'zod';
 import type { Client, JobHandle, SubmitOptions } from '../../client/client.js';
 import { stderrLogger } from '../../client/logger.js';
@@ -16,6 +17,7 @@ const LocalClientOptionsSchema = z.strictObject({
   killGraceMs: z.number().int().nonnegative().default(5000),
   tailLines: z.number().int().positive().default(1000),
   cwd: z.string().min(1).optional(),
+  pythonEnvCacheDir: z.string().min(1).optional(),
   logger: z.custom<FrayLogger>((v) => typeof v === 'object' && v !== null && 'info' in v && 'warn' in v).optional(),
   contextClient: z.custom<Client>((v) => typeof v === 'object' && v !== null && 'submit' in v).optional(),
 });
@@ -35,6 +37,11 @@ export interface LocalClientOptions {
   tailLines?: number;
   /** Working directory of binary jobs; module paths resolve against its git top level. @default process.cwd() */
   cwd?: string;
+  /**
+   * Where the Python environments of jobs with a `pythonEnv` are built, one per lock hash, and reused.
+   * @default rigging's `pythonEnvCacheDir()` (`$MARIN_PYTHON_ENV_CACHE` or `~/.cache/marin/python-envs`)
+   */
+  pythonEnvCacheDir?: string;
   /** Receives each output line (prefixed with the job id) and warnings. @default stderr */
   logger?: FrayLogger;
   /** What `currentClient()` returns inside in-process jobs; wrappers pass themselves. @default this client */
@@ -125,6 +132,7 @@ export function createLocalClient(options: LocalClientOptions = {}): LocalClient
         tailLines: config.tailLines,
         cwd,
         workspace,
+        pythonEnvCacheDir: config.pythonEnvCacheDir ?? pythonEnvCacheDir(),
       });
       jobs.set(resolved.name, job);
       queue.push(job);

@@ -1,6 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import { RiggingError, ensurePythonEnv } from '@marin/rigging';
+import type { PythonEnv } from '@marin/rigging';
 import type { Client, JobHandle, WaitOptions } from '../../client/client.js';
 import { withClient } from '../../client/current-client.js';
 import { FRAY_JOB_ENV, runInJobContext } from '../../client/job-context.js';
@@ -26,6 +28,8 @@ export interface LocalJobHost {
   readonly cwd: string;
   /** The workspace root (module paths resolve against it). */
   readonly workspace: () => string;
+  /** Where Python environments of jobs with a `pythonEnv` are built and cached. */
+  readonly pythonEnvCacheDir: string;
 }
 
 /** One job of the local backend: queued, then run in this process or as process groups. */
@@ -35,6 +39,9 @@ export class LocalJob implements JobHandle {
   private readonly output: OutputTail;
   private readonly abort = new AbortController();
   private readonly processes = new Set<ProcessGroupRun>();
+  private python: PythonEnv | null = null;
+  /** A running environment build; terminate waits for it to stop (and remove its staging dir). */
+  private building: Promise<unknown> | null = null;
   private readonly done: Promise<void>;
   private markDone!: () => void;
 
@@ -95,12 +102,26 @@ export class LocalJob implements JobHandle {
     this.finish('stopped', undefined);
     this.abort.abort(new FrayError('FRAY_JOB_CANCELLED', `job ${this.jobId} was terminated`));
     await Promise.all([...this.processes].map((p) => p.terminate(this.host.killGraceMs)));
+    await this.building;
   }
 
   /** Runs every replica; called by the client when a concurrency slot is free. Never rejects. */
   async run(): Promise<void> {
     if (isFinished(this.state)) return;
     this.state = 'running';
+    if (this.request.pythonEnv !== undefined) {
+      const building = this.preparePython();
+      this.building = building.catch(() => undefined);
+      try {
+        this.python = await building;
+      } catch (e) {
+        this.finish('failed', e);
+        return;
+      } finally {
+        this.building = null;
+      }
+      if (isFinished(this.state)) return;
+    }
     const n = this.request.replicas;
     const results = await Promise.allSettled(Array.from({ length: n }, (_, i) => this.runTask(i, n)));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -114,6 +135,42 @@ export class LocalJob implements JobHandle {
     this.state = status;
     this.error = error;
     this.markDone();
+  }
+
+  /**
+   * Builds (or finds) the job's Python environment; progress goes to the job's log. A failed build is the job's
+   * failure, with uv's error text in the message and the rigging error as cause.
+   */
+  private async preparePython(): Promise<PythonEnv> {
+    const spec = this.request.pythonEnv as NonNullable<ResolvedJobRequest['pythonEnv']>;
+    const log = (line: string): void => this.record(`[python-env] ${line}`, 0, 1);
+    try {
+      const env = await ensurePythonEnv({
+        lock: spec.lock,
+        lockName: spec.name,
+        pythonVersion: spec.pythonVersion,
+        cacheDir: this.host.pythonEnvCacheDir,
+        log,
+        signal: this.abort.signal,
+      });
+      if (!env.built) log(`reusing Python ${spec.pythonVersion} environment ${env.key} (${spec.name}) at ${env.dir}`);
+      return env;
+    } catch (e) {
+      if (this.abort.signal.aborted) throw e;
+      const errorText = RiggingError.is(e) && typeof e.details['errorText'] === 'string' ? e.details['errorText'] : describe(e);
+      throw new FrayError('FRAY_JOB_FAILED', `cannot build the Python environment of "${spec.name}": ${errorText}`, {
+        cause: e,
+        details: { lock: spec.name, pythonVersion: spec.pythonVersion, errorText },
+      });
+    }
+  }
+
+  /** `VIRTUAL_ENV` and `PATH` that activate the job's Python environment on top of `base`, or nothing without one. */
+  private pythonVars(base: Readonly<Record<string, string | undefined>>): Record<string, string> {
+    if (this.python === null) return {};
+    const path = base['PATH'];
+    const bin = join(this.python.dir, 'bin');
+    return { VIRTUAL_ENV: this.python.dir, PATH: path === undefined || path === '' ? bin : `${bin}${delimiter}${path}` };
   }
 
   private record(line: string, taskIndex: number, numTasks: number): void {
@@ -133,7 +190,8 @@ export class LocalJob implements JobHandle {
       const root = this.request.environment.workspace ?? this.host.workspace();
       return ep.reentry.kind === 'binary' ? this.runProcess(ep.reentry, taskIndex, numTasks, root) : this.runModuleProcess(ep.reentry, taskIndex, numTasks);
     }
-    const env = { ...(this.request.environment.envVars ?? {}) };
+    const jobVars = this.request.environment.envVars ?? {};
+    const env = { ...jobVars, ...this.pythonVars({ PATH: process.env['PATH'], ...jobVars }) };
     const context = Object.freeze({ jobId: this.jobId, taskIndex, numTasks, env: Object.freeze(env), signal: this.abort.signal });
     const body =
       ep.kind === 'callable'
@@ -146,10 +204,12 @@ export class LocalJob implements JobHandle {
   }
 
   private processEnv(taskIndex: number, numTasks: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const base: NodeJS.ProcessEnv = { ...process.env, ...(this.request.environment.envVars ?? {}), ...extra };
+    // An inherited PYTHONHOME would point the environment's interpreter at another installation's stdlib.
+    if (this.python !== null) delete base['PYTHONHOME'];
     return {
-      ...process.env,
-      ...(this.request.environment.envVars ?? {}),
-      ...extra,
+      ...base,
+      ...this.pythonVars(base),
       [FRAY_JOB_ENV.jobId]: this.jobId,
       [FRAY_JOB_ENV.taskIndex]: String(taskIndex),
       [FRAY_JOB_ENV.numTasks]: String(numTasks),
