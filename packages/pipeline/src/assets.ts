@@ -1,0 +1,40 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PipelineError } from './errors.js';
+
+const PACKAGE_NAME = '@marin/pipeline';
+
+let root: string | undefined;
+
+/**
+ * The root directory of this package, found by walking up from this module to the `package.json`
+ * named `@marin/pipeline`, so the answer is the same from `src/` (source) and from `dist/` (built).
+ */
+function packageRoot(): string {
+  if (root !== undefined) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME) {
+      root = dir;
+      return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) {
+      throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `cannot find the package root of "${PACKAGE_NAME}" above "${fileURLToPath(import.meta.url)}"`);
+    }
+    dir = parent;
+  }
+}
+
+/**
+ * Absolute path of the shipped quickstart data: `train/` (48 synthetic HTML pages in two
+ * `.jsonl.gz` shards) and `validation/` (12 pages in one), Dolma records with `metadata.fineweb_metadata.url`.
+ *
+ * @example
+ * const raw = defaultDownload('raw/quickstart', 'marin-community/quickstart', { sourceUrlOverride: quickstartDataPath() });
+ */
+export function quickstartDataPath(): string {
+  return join(packageRoot(), 'assets', 'quickstart');
+}
