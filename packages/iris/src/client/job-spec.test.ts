@@ -66,3 +66,22 @@ describe('irisContext()', () => {
     ).toMatchObject({ jobId: '/u/j', taskIndex: 1, numTasks: 4, attemptId: 2, ports: { HTTP: 8080 }, gang: { rank: 1, size: 4, hosts: ['a', 'b', 'c', 'd'] } });
   });
 });
+
+describe('job specs: Python environments', () => {
+  it('carries the lock content, version and name, with defaults for the last two', () => {
+    const req = jobSpecToRequest({ name: '/a/py', command: ['python', '-V'], pythonEnv: { lock: 'six==1.17.0\n', pythonVersion: '3.12', name: 'six.lock' } }, '', {});
+    expect(req.environment?.pythonEnv).toEqual({ lock: 'six==1.17.0\n', pythonVersion: '3.12', name: 'six.lock' });
+    const bare = jobSpecToRequest({ name: '/a/py', command: ['python', '-V'], pythonEnv: { lock: 'six==1.17.0\n' } }, '', {});
+    expect(bare.environment?.pythonEnv).toEqual({ lock: 'six==1.17.0\n', pythonVersion: '', name: '' });
+    expect(jobSpecToRequest({ name: '/a/plain', command: ['true'] }, '', {}).environment?.pythonEnv).toBeUndefined();
+  });
+
+  it('rejects an empty lock and a malformed Python version', () => {
+    expect(() => jobSpecToRequest({ name: '/a/py', command: ['true'], pythonEnv: { lock: '  ' } }, '', {})).toThrow(
+      expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }),
+    );
+    expect(() => jobSpecToRequest({ name: '/a/py', command: ['true'], pythonEnv: { lock: 'six==1.17.0', pythonVersion: '../x' } }, '', {})).toThrow(
+      expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }),
+    );
+  });
+});

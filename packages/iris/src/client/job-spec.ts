@@ -53,6 +53,20 @@ export const JobSpecSchema = z
     env: z.record(z.string(), z.string()).optional(),
     dependencyGroups: z.array(z.string()).optional(),
     npmPackages: z.array(z.string()).optional(),
+    /**
+     * A Python environment for the tasks: the content of a requirements lock of exact pins, built once per lock
+     * hash on each worker with uv and activated for the task (`VIRTUAL_ENV`, `PATH`). A child job without one
+     * inherits its parent's.
+     */
+    pythonEnv: z
+      .object({
+        lock: z.string().refine((l) => l.trim() !== '', { message: 'pythonEnv.lock must not be empty' }),
+        /** @default '3.11' */
+        pythonVersion: z.string().regex(/^\d+(\.\d+){0,2}$/, { message: 'pythonEnv.pythonVersion must look like 3, 3.11 or 3.11.7' }).optional(),
+        /** How logs and errors name the lock. @default 'requirements.lock' */
+        name: z.string().min(1).optional(),
+      })
+      .optional(),
     ports: z.array(z.string()).optional(),
     /** @default 0 */
     maxTaskFailures: z.number().int().nonnegative().optional(),
@@ -134,7 +148,13 @@ export function jobSpecToRequest(spec: JobSpec, bundleId: string, env: NodeJS.Pr
       diskBytes: s.resources?.disk === undefined ? 0 : parseSize(s.resources.disk, 'resources.disk'),
       device: deviceToProto(s.resources?.device),
     },
-    environment: { envVars: s.env ?? {}, dependencyGroups: s.dependencyGroups ?? [], npmPackages: s.npmPackages ?? [] },
+    environment: {
+      envVars: s.env ?? {},
+      dependencyGroups: s.dependencyGroups ?? [],
+      npmPackages: s.npmPackages ?? [],
+      pythonEnv:
+        s.pythonEnv === undefined ? undefined : { lock: s.pythonEnv.lock, pythonVersion: s.pythonEnv.pythonVersion ?? '', name: s.pythonEnv.name ?? '' },
+    },
     bundleId,
     replicas: s.replicas ?? 0,
     constraints: (s.constraints ?? []).map(constraintToProto),

@@ -8,6 +8,8 @@ import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { parseJobName } from './job-names.js';
 
 const MAX_ENV_VALUE_BYTES = 128 * 1024;
+const MAX_PYTHON_LOCK_BYTES = 1024 * 1024;
+const PYTHON_VERSION_RE = /^(\d+(\.\d+){0,2})?$/;
 const nonNegative = (field: string) => z.number().int().nonnegative({ message: `${field} must be >= 0` });
 
 const RequestSchema = z.object({
@@ -56,6 +58,14 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
       throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: key "${key}" is reserved (IRIS_* keys are set by iris)`);
     }
     if (Buffer.byteLength(value) > MAX_ENV_VALUE_BYTES) throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: value of "${key}" exceeds 128 KiB`);
+  }
+  const python = req.environment?.pythonEnv;
+  if (python !== undefined) {
+    if (python.lock.trim() === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'environment.python_env.lock must not be empty');
+    if (Buffer.byteLength(python.lock) > MAX_PYTHON_LOCK_BYTES) throw new IrisError('IRIS_INVALID_ARGUMENT', 'environment.python_env.lock exceeds 1 MiB');
+    if (!PYTHON_VERSION_RE.test(python.pythonVersion)) {
+      throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.python_env.python_version "${python.pythonVersion}" must look like 3, 3.11 or 3.11.7`);
+    }
   }
   const device = req.resources?.device?.kind;
   if (device?.$case === 'tpu') {

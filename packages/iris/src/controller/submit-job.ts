@@ -82,6 +82,7 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
     env.envVars = { ...(parentReq.environment?.envVars ?? {}), ...env.envVars };
     if (env.dependencyGroups.length === 0) env.dependencyGroups = [...(parentReq.environment?.dependencyGroups ?? [])];
     if (env.npmPackages.length === 0) env.npmPackages = [...(parentReq.environment?.npmPackages ?? [])];
+    if (env.pythonEnv === undefined && parentReq.environment?.pythonEnv !== undefined) env.pythonEnv = { ...parentReq.environment.pythonEnv };
     req.environment = env;
     if (req.entrypoint && req.entrypoint.setupCommands.length === 0 && parentReq.entrypoint) {
       req.entrypoint.setupCommands = parentReq.entrypoint.setupCommands.map((c) => ({ argv: [...c.argv] }));

@@ -12,6 +12,7 @@ import type { ResourceUsage } from './resource-usage.js';
 import { EMPTY_USAGE } from './resource-usage.js';
 import type { RunningRecords } from './running-records.js';
 import { buildTaskEnv } from './task-env.js';
+import { activatePythonEnv, prepareTaskPythonEnv } from './task-python-env.js';
 
 /** States an attempt passes through on a worker. */
 export type AttemptState = 'BUILDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'WORKER_FAILED';
@@ -175,6 +176,24 @@ export class Attempt implements ReconcilableAttempt {
     // TMPDIR of an in-place job stays in its own attempt dir, never in the submitter's workspace.
     env['TMPDIR'] = join(this.attemptDir, '.tmp');
     await mkdir(env['TMPDIR'], { recursive: true });
+
+    // Before setup, so setup commands see the environment too; in-place attempts get it as well.
+    const python = spec.environment?.pythonEnv;
+    if (python !== undefined) {
+      const outcome = await prepareTaskPythonEnv({
+        spec: python,
+        cacheDir: this.#ctx.cacheDir,
+        onLine: (line) => this.#ctx.logs.append(this.#logRef(), 'build', line),
+        signal: this.#abort.signal,
+      });
+      if (!outcome.ok) {
+        if (outcome.aborted || this.#stopReason !== null) return this.#finish('KILLED', 0, this.#stopMessage());
+        // The lock does not install: the job's failure (its failure budget), never the worker's.
+        return this.#finish('FAILED', 1, outcome.message);
+      }
+      activatePythonEnv(env, outcome.dir);
+      if (this.#stopReason !== null) return this.#finish('KILLED', 0, this.#stopMessage());
+    }
 
     if (!inPlace) {
       const prepared = await this.#prepare(env);

@@ -547,10 +547,25 @@ export interface ResourceSpec {
   device?: DeviceConfig | undefined;
 }
 
+/**
+ * A Python environment for the task: the worker builds it once per lock hash with uv (under its cache
+ * dir) and starts the task with it activated (VIRTUAL_ENV, PATH).
+ */
+export interface PythonEnvConfig {
+  /** content of a requirements lock of exact pins (name==version) */
+  lock: string;
+  /** "" = 3.11 */
+  pythonVersion: string;
+  /** how logs and errors name the lock, e.g. its file name */
+  name: string;
+}
+
 export interface EnvironmentConfig {
   envVars: { [key: string]: string };
   dependencyGroups: string[];
   npmPackages: string[];
+  /** unset = the worker's own Python */
+  pythonEnv?: PythonEnvConfig | undefined;
 }
 
 export interface EnvironmentConfig_EnvVarsEntry {
@@ -1590,8 +1605,113 @@ export const ResourceSpec: MessageFns<ResourceSpec> = {
   },
 };
 
+function createBasePythonEnvConfig(): PythonEnvConfig {
+  return { lock: "", pythonVersion: "", name: "" };
+}
+
+export const PythonEnvConfig: MessageFns<PythonEnvConfig> = {
+  encode(message: PythonEnvConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lock !== "") {
+      writer.uint32(10).string(message.lock);
+    }
+    if (message.pythonVersion !== "") {
+      writer.uint32(18).string(message.pythonVersion);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PythonEnvConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePythonEnvConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lock = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pythonVersion = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PythonEnvConfig {
+    return {
+      lock: isSet(object.lock) ? globalThis.String(object.lock) : "",
+      pythonVersion: isSet(object.pythonVersion)
+        ? globalThis.String(object.pythonVersion)
+        : isSet(object.python_version)
+        ? globalThis.String(object.python_version)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: PythonEnvConfig): unknown {
+    const obj: any = {};
+    if (message.lock !== "") {
+      obj.lock = message.lock;
+    }
+    if (message.pythonVersion !== "") {
+      obj.pythonVersion = message.pythonVersion;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PythonEnvConfig>, I>>(base?: I): PythonEnvConfig {
+    return PythonEnvConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PythonEnvConfig>, I>>(object: I): PythonEnvConfig {
+    const message = createBasePythonEnvConfig();
+    message.lock = object.lock ?? "";
+    message.pythonVersion = object.pythonVersion ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
 function createBaseEnvironmentConfig(): EnvironmentConfig {
-  return { envVars: {}, dependencyGroups: [], npmPackages: [] };
+  return { envVars: {}, dependencyGroups: [], npmPackages: [], pythonEnv: undefined };
 }
 
 export const EnvironmentConfig: MessageFns<EnvironmentConfig> = {
@@ -1604,6 +1724,9 @@ export const EnvironmentConfig: MessageFns<EnvironmentConfig> = {
     }
     for (const v of message.npmPackages) {
       writer.uint32(26).string(v!);
+    }
+    if (message.pythonEnv !== undefined) {
+      PythonEnvConfig.encode(message.pythonEnv, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1646,6 +1769,14 @@ export const EnvironmentConfig: MessageFns<EnvironmentConfig> = {
             }
 
             message.npmPackages.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pythonEnv = PythonEnvConfig.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1699,6 +1830,11 @@ export const EnvironmentConfig: MessageFns<EnvironmentConfig> = {
         : globalThis.Array.isArray(object?.npm_packages)
         ? object.npm_packages.map((e: any) => globalThis.String(e))
         : [],
+      pythonEnv: isSet(object.pythonEnv)
+        ? PythonEnvConfig.fromJSON(object.pythonEnv)
+        : isSet(object.python_env)
+        ? PythonEnvConfig.fromJSON(object.python_env)
+        : undefined,
     };
   },
 
@@ -1719,6 +1855,9 @@ export const EnvironmentConfig: MessageFns<EnvironmentConfig> = {
     if (message.npmPackages?.length) {
       obj.npmPackages = message.npmPackages;
     }
+    if (message.pythonEnv !== undefined) {
+      obj.pythonEnv = PythonEnvConfig.toJSON(message.pythonEnv);
+    }
     return obj;
   },
 
@@ -1738,6 +1877,9 @@ export const EnvironmentConfig: MessageFns<EnvironmentConfig> = {
     );
     message.dependencyGroups = object.dependencyGroups?.map((e) => e) || [];
     message.npmPackages = object.npmPackages?.map((e) => e) || [];
+    message.pythonEnv = (object.pythonEnv !== undefined && object.pythonEnv !== null)
+      ? PythonEnvConfig.fromPartial(object.pythonEnv)
+      : undefined;
     return message;
   },
 };
