@@ -6,3 +6,16 @@
  */
 export { PipelineError } from './errors.js';
 export type { PipelineErrorCode } from './errors.js';
+export { runParts } from './fanout/run-parts.js';
+export type { PartSpec, RunPartsOptions } from './fanout/run-parts.js';
+export { readJsonlRecords } from './documents/jsonl-records.js';
+export type { JsonlRecord } from './documents/jsonl-records.js';
+export { quickstartDataPath } from './assets.js';
+export { defaultTransform } from './steps/transform/default-transform.js';
+export type { DefaultTransformConfig, DefaultTransformOptions } from './steps/transform/default-transform.js';
+export { MarkdownConfigSchema, createHtmlToMarkdown, parseMarkdownConfig } from './steps/transform/html-to-markdown.js';
+export type { HtmlToMarkdown, MarkdownConfig, MarkdownOptions } from './steps/transform/html-to-markdown.js';
+export { HtmlToMdConfigSchema, htmlToMd } from './steps/transform/transform.js';
+export type { HtmlToMdConfig, HtmlToMdOptions } from './steps/transform/transform.js';
+export { TransformShardsArgsSchema, transformShards } from './steps/transform/transform-shards.js';
+export type { TransformShardsArgs } from './steps/transform/transform-shards.js';

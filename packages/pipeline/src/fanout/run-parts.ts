@@ -1,4 +1,4 @@
-import { Entrypoint, ResourceConfig, currentClient, sanitizeJobName, waitAll } from '@marin/fray';
+import { Entrypoint, ResourceConfig, currentClient, sanitizeJobName } from '@marin/fray';
 import type { JobHandle, JsonValue, ResourceOptions } from '@marin/fray';
 import pLimit from 'p-limit';
 
@@ -26,7 +26,7 @@ export interface RunPartsOptions<TArgs extends JsonValue> {
    * @default null
    */
   resources?: ResourceConfig | ResourceOptions | null;
-  /** Parts in flight at once (in-process), or jobs submitted at once (Fray). */
+  /** Parts in flight at once: in this process, or as Fray jobs submitted and not yet finished. */
   maxParallelism: number;
   /** Aborts in-process work between records and terminates submitted jobs. */
   signal: AbortSignal;
@@ -39,7 +39,8 @@ export interface RunPartsOptions<TArgs extends JsonValue> {
  * `currentClient()` when `resources` is given. Each part must be idempotent and write its output
  * atomically, so a rerun (or a retried job) resumes where the last run stopped.
  *
- * @throws the first part's error in-process; `JobFailed` (FRAY_JOB_FAILED) for the first failed job
+ * @throws the first part's error in-process; `JobFailed` (FRAY_JOB_FAILED) for the first failed job, after
+ *   stopping the others
  */
 export async function runParts<TArgs extends JsonValue>(options: RunPartsOptions<TArgs>): Promise<void> {
   const { parts, run, signal } = options;
@@ -53,21 +54,30 @@ export async function runParts<TArgs extends JsonValue>(options: RunPartsOptions
   const config = resources instanceof ResourceConfig ? resources : new ResourceConfig(resources);
   const client = currentClient();
   const jobs: JobHandle[] = [];
-  const stopAll = (): void => void Promise.allSettled(jobs.map((job) => job.terminate()));
-  signal.addEventListener('abort', stopAll, { once: true });
+  const stopAll = (): Promise<unknown> => Promise.allSettled(jobs.map((job) => job.terminate()));
+  const onAbort = (): void => void stopAll();
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
-    for (const part of parts) {
-      signal.throwIfAborted();
-      jobs.push(
-        await client.submit({
-          name: sanitizeJobName(`${options.jobNamePrefix}-${part.name}`),
-          entrypoint: Entrypoint.fromModule({ module: '@marin/pipeline', exportName: options.exportName, args: part.args }),
-          resources: config,
+    await Promise.all(
+      parts.map((part) =>
+        limit(async () => {
+          signal.throwIfAborted();
+          const job = await client.submit({
+            name: sanitizeJobName(`${options.jobNamePrefix}-${part.name}`),
+            entrypoint: Entrypoint.fromModule({ module: '@marin/pipeline', exportName: options.exportName, args: part.args }),
+            resources: config,
+          });
+          jobs.push(job);
+          await job.wait();
         }),
-      );
-    }
-    await waitAll(jobs);
+      ),
+    );
+  } catch (e) {
+    // One part failed: the others' work is wasted until a rerun, so stop them rather than let them hold the cluster.
+    limit.clearQueue();
+    await stopAll();
+    throw e;
   } finally {
-    signal.removeEventListener('abort', stopAll);
+    signal.removeEventListener('abort', onAbort);
   }
 }
