@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../client/logger.js';
 import { Entrypoint } from '../../request/entrypoint.js';
 import { createEnvironment } from '../../request/environment.js';
+import { PythonEnvSpec } from '../../request/python-env-spec.js';
 import { ResourceConfig } from '../../resources/resource-config.js';
 import { withClient } from '../../client/current-client.js';
 import { remote } from '../../remote/remote.js';
@@ -38,6 +39,15 @@ afterEach(async () => {
 });
 
 describe('createIrisBackend().toJobSpec()', () => {
+  it('passes the Python environment to Iris as the lock content, in place as with a bundle', () => {
+    const pythonEnv = PythonEnvSpec.fromLock('six==1.17.0\n', { name: 'six.lock' });
+    for (const inPlace of [false, true]) {
+      const backend = createIrisBackend({ irisClient: offline, workspace, logger: silentLogger, inPlace });
+      expect(backend.toJobSpec({ name: 'py', entrypoint: bin, pythonEnv }).pythonEnv).toEqual({ lock: 'six==1.17.0\n', pythonVersion: '3.11', name: 'six.lock' });
+      expect(backend.toJobSpec({ name: 'plain', entrypoint: bin }).pythonEnv).toBeUndefined();
+    }
+  });
+
   it('turns declared groups into one npm install --no-save step between install and the setup hook', () => {
     const backend = createIrisBackend({ irisClient: offline, workspace, logger: silentLogger });
     const spec = backend.toJobSpec({ name: 'j', entrypoint: bin, environment: createEnvironment({ dependencyGroups: ['html'], npmPackages: ['left-pad@1'] }, {}) });

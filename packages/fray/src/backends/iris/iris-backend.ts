@@ -179,6 +179,7 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
     if (plan.coscheduling !== null) spec.coscheduling = { ...plan.coscheduling };
     if (dependencyGroups !== undefined) spec.dependencyGroups = dependencyGroups;
     if (npmPackages !== undefined && npmPackages.length > 0) spec.npmPackages = npmPackages;
+    if (plan.pythonEnv !== null) spec.pythonEnv = { ...plan.pythonEnv };
     if (config.inPlace) spec.inPlaceWorkdir = resolved.environment.workspace ?? workspace();
     return spec;
   };

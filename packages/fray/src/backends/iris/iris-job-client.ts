@@ -25,6 +25,7 @@ export interface IrisJobSpec {
   env: Record<string, string>;
   dependencyGroups?: string[];
   npmPackages?: string[];
+  pythonEnv?: { lock: string; pythonVersion: string; name: string };
   maxRetriesFailure: number;
   maxRetriesPreemption: number;
   existingJobPolicy: 'UNSPECIFIED' | 'KEEP';

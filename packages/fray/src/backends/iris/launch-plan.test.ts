@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Entrypoint } from '../../request/entrypoint.js';
 import { createEnvironment } from '../../request/environment.js';
 import { resolveJobRequest } from '../../request/job-request.js';
+import { PythonEnvSpec } from '../../request/python-env-spec.js';
 import type { JobRequest } from '../../request/job-request.js';
 import { ResourceConfig } from '../../resources/resource-config.js';
 import { MODULE_ARGS_FILE, MODULE_RUNNER_FILE } from '../../runner/module-runner.js';
@@ -31,6 +32,12 @@ describe('buildIrisLaunchPlan()', () => {
   it('converts GPUs to Iris’s lower-case variants', () => {
     expect(plan({ resources: ResourceConfig.withGpu('H100', { count: 8 }) }).device).toEqual({ kind: 'gpu', variant: 'h100', count: 8 });
     expect(plan({ resources: ResourceConfig.withGpu('A100-80G') }).device).toEqual({ kind: 'gpu', variant: 'a100', count: 1 });
+  });
+
+  it('carries the Python environment as lock content, version and name (none when the request has none)', () => {
+    const pythonEnv = PythonEnvSpec.fromLock('six==1.17.0\n', { name: 'six.lock', pythonVersion: '3.12' });
+    expect(plan({ pythonEnv }).pythonEnv).toEqual({ lock: 'six==1.17.0\n', pythonVersion: '3.12', name: 'six.lock' });
+    expect(plan({}).pythonEnv).toBeNull();
   });
 
   it('maps adoptExisting to KEEP and its absence to UNSPECIFIED, with retry limits', () => {

@@ -32,6 +32,8 @@ export interface IrisLaunchPlan {
   readonly maxRetriesFailure: number;
   readonly maxRetriesPreemption: number;
   readonly existingJobPolicy: 'KEEP' | 'UNSPECIFIED';
+  /** The job's Python environment (lock content, version, name); workers build it once per lock hash. */
+  readonly pythonEnv: { readonly lock: string; readonly pythonVersion: string; readonly name: string } | null;
 }
 
 /** Iris's canonical lower-case GPU name (`A100-80G` → `a100`); unknown names are passed on lower-cased. */
@@ -98,7 +100,8 @@ export function irisCommandOf(entrypoint: Entrypoint, jobName: string): { argv: 
 
 /**
  * Converts a resolved Fray request into Iris's terms (spec §6.1): resources in millicores and bytes, constraints,
- * coscheduling, env with device defaults, command and workdir files, retry limits and the existing-job policy.
+ * coscheduling, env with device defaults, command and workdir files, retry limits, the existing-job policy and the
+ * Python environment.
  *
  * @throws {FrayError} FRAY_ENTRYPOINT_NOT_PORTABLE for a callable without `reentry`
  */
@@ -120,5 +123,9 @@ export function buildIrisLaunchPlan(request: ResolvedJobRequest, options: { adop
     maxRetriesFailure: request.maxRetriesFailure,
     maxRetriesPreemption: request.maxRetriesPreemption,
     existingJobPolicy: options.adoptExisting ? 'KEEP' : 'UNSPECIFIED',
+    pythonEnv:
+      request.pythonEnv === undefined
+        ? null
+        : { lock: request.pythonEnv.lock, pythonVersion: request.pythonEnv.pythonVersion, name: request.pythonEnv.name },
   };
 }
