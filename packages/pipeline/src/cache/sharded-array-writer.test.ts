@@ -103,7 +103,7 @@ describe('ShardedArrayReader', () => {
     await w.append(sequence(100));
     await w.finish();
     const shard = await readFile(join(url, 'c', '0'));
-    shard[shard.length - 10] ^= 0xff;
+    shard.writeUInt8(shard.readUInt8(shard.length - 10) ^ 0xff, shard.length - 10);
     await writeFile(join(url, 'c', '0'), shard);
     const r = await ShardedArrayReader.open(url);
     await expect(r.readInt32(0, 10)).rejects.toMatchObject({ code: 'PIPELINE_CACHE_INVALID' });
