@@ -1,0 +1,167 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { setTimeout as sleepMs } from 'node:timers/promises';
+import { compareCodePoints, createReadStream, exists, prefixJoin } from '@marin/rigging';
+import type { StepContext } from '@marin/executor';
+import pLimit from 'p-limit';
+import { PipelineError } from '../../errors.js';
+import { hubUrlOf, parseDownloadConfig } from './download-config.js';
+import type { DownloadConfig } from './download-config.js';
+import { filterByGlobs } from './glob-filter.js';
+import { createHubFetch } from './hub-fetch.js';
+import { listHubFiles } from './hub-listing.js';
+import type { HubRepo } from './hub-listing.js';
+import { retryHubCall } from './hub-retry.js';
+import type { HubRetryOptions } from './hub-retry.js';
+import { metricsPartPath, writeMetricsPart } from './metrics-part.js';
+import { mirrorFile } from './mirror-file.js';
+import { listOverrideFiles } from './override-listing.js';
+import { writeProvenance } from './provenance.js';
+import type { SourceFile } from './source-file.js';
+import { assertWritable } from './writable-check.js';
+
+/** Injection points of {@link download}; production code passes none. */
+export interface DownloadOptions {
+  /** HTTP client for the hub. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Waits between retries; must reject when `signal` aborts. @default node:timers/promises setTimeout */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Uniform randoms in `[0, 1)` for retry jitter. @default Math.random */
+  random?: () => number;
+  /** Clock for `provenance.json`'s `access_time`. @default () => new Date() */
+  now?: () => Date;
+  /** Where `HF_TOKEN` and `HF_ENDPOINT` are read. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Receives one line per retry. @default console.warn */
+  log?: (line: string) => void;
+}
+
+/** What {@link download} did. */
+export interface DownloadResult {
+  /** Directory the files were mirrored into. */
+  outputPath: string;
+  /** Files selected by the listing and globs. */
+  files: number;
+  /** Files copied by this run. */
+  copiedFiles: number;
+  /** Files skipped because an earlier run completed them. */
+  skippedFiles: number;
+  /** Bytes copied by this run. */
+  copiedBytes: number;
+}
+
+
+/**
+ * The download step: mirrors a Hugging Face repository at a pinned revision, unchanged, into the
+ * step's output (Marin's `download_hf`). Checks the output is writable, lists the repository through
+ * the hub's tree API (or walks `source_url_override`), keeps the files matching `hf_urls_glob`, and
+ * copies each one (at most `max_parallelism` at once) through a temp sibling with a byte-count
+ * check, retrying transient hub failures. Each finished file gets a metrics part under
+ * `<out>/.metrics/`, which a rerun skips on; `provenance.json` is written last.
+ *
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID if `config` fails validation (zod issues in `details.issues`).
+ * @throws {PipelineError} PIPELINE_OUTPUT_NOT_WRITABLE if the output cannot be written.
+ * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND if nothing matches the globs, or the override directory is missing.
+ * @throws {PipelineError} PIPELINE_HUB_UNAUTHORIZED on HTTP 401/403 (set `HF_TOKEN`).
+ * @throws {PipelineError} PIPELINE_HUB_NOT_FOUND on HTTP 404.
+ * @throws {PipelineError} PIPELINE_HUB_UNAVAILABLE after 20 failed attempts on one file or the listing.
+ * @throws {PipelineError} PIPELINE_SIZE_MISMATCH if a file's byte count differs from the listing.
+ */
+export async function download(config: unknown, ctx: StepContext, options: DownloadOptions = {}): Promise<DownloadResult> {
+  const cfg = parseDownloadConfig(config);
+  const env = options.env ?? process.env;
+  const root = cfg.gcs_output_path ?? ctx.outputPath;
+  const out = cfg.append_sha_to_path && cfg.revision !== null ? prefixJoin(root, cfg.revision) : root;
+  await assertWritable(out);
+
+  const run = new AbortController();
+  const onAbort = (): void => run.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  if (ctx.signal.aborted) onAbort();
+  try {
+    const retry: Omit<HubRetryOptions, 'operation'> = {
+      sleep: options.sleep ?? ((ms, signal) => sleepMs(ms, undefined, { signal })),
+      random: options.random ?? Math.random,
+      signal: run.signal,
+      log: options.log ?? ((line) => console.warn(line)),
+    };
+    const source = sourceOf(cfg, env, options.fetch ?? globalThis.fetch, run.signal);
+    const listed = await retryHubCall(() => source.list(), { ...retry, operation: source.description });
+    const files = filterByGlobs(listed, cfg.hf_urls_glob).sort((a, b) => compareCodePoints(a.path, b.path));
+    if (files.length === 0) {
+      throw new PipelineError(
+        'PIPELINE_INPUT_NOT_FOUND',
+        `no files in "${cfg.hf_dataset_id}" at revision "${cfg.revision ?? '(unpinned)'}" match hf_urls_glob ${JSON.stringify(cfg.hf_urls_glob)}`,
+        { details: { dataset: cfg.hf_dataset_id, revision: cfg.revision, hf_urls_glob: cfg.hf_urls_glob, listed: listed.length } },
+      );
+    }
+
+    const result: DownloadResult = { outputPath: out, files: files.length, copiedFiles: 0, skippedFiles: 0, copiedBytes: 0 };
+    const copyOne = async (file: SourceFile, index: number): Promise<void> => {
+      run.signal.throwIfAborted();
+      const marker = metricsPartPath(out, index, files.length);
+      if (await exists(marker)) {
+        result.skippedFiles++;
+        return;
+      }
+      const bytes = await retryHubCall(
+        () =>
+          mirrorFile(file, prefixJoin(out, file.path), {
+            open: (signal) => source.open(file, signal),
+            readTimeoutMs: cfg.read_timeout_seconds * 1000,
+            bufferBytes: Math.round(cfg.read_chunk_size_mib * 1024 * 1024),
+            signal: run.signal,
+          }),
+        { ...retry, operation: file.url },
+      );
+      await writeMetricsPart(marker, { path: file.path, bytes });
+      result.copiedFiles++;
+      result.copiedBytes += bytes;
+    };
+
+    const limit = pLimit(cfg.max_parallelism);
+    const failures: unknown[] = [];
+    await Promise.all(
+      files.map((file, index) =>
+        limit(() => copyOne(file, index)).catch((error: unknown) => {
+          // The first failure stops the rest; what the stopped copies throw is only the echo of it.
+          // Queued copies still start, and stop at once on the aborted signal.
+          if (failures.push(error) === 1) run.abort(new Error('stopped: another file failed'));
+        }),
+      ),
+    );
+    ctx.signal.throwIfAborted();
+    if (failures.length > 0) throw failures[0];
+
+    await writeProvenance(out, { dataset: cfg.hf_dataset_id, version: cfg.revision, links: files.map((f) => f.url) }, (options.now ?? (() => new Date()))());
+    return result;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Where the files come from: the hub or an override directory. */
+interface DownloadSource {
+  /** Named in retry log lines. */
+  description: string;
+  list(): Promise<SourceFile[]>;
+  open(file: SourceFile, signal: AbortSignal): Promise<Readable>;
+}
+
+function sourceOf(cfg: DownloadConfig, env: Readonly<Record<string, string | undefined>>, fetchFn: typeof fetch, signal: AbortSignal): DownloadSource {
+  if (cfg.source_url_override !== null) {
+    const url = cfg.source_url_override;
+    return { description: url, list: () => listOverrideFiles(url), open: (file) => createReadStream(file.url) };
+  }
+  // The schema refuses a hub download without a revision.
+  const repo: HubRepo = { hubUrl: hubUrlOf(cfg, env), typePrefix: cfg.hf_repo_type_prefix, repoId: cfg.hf_dataset_id, revision: cfg.revision ?? '' };
+  const hubFetch = createHubFetch({ fetch: fetchFn, token: env['HF_TOKEN'], target: repo, signal });
+  return {
+    description: `${repo.hubUrl} ${repo.repoId}@${repo.revision}`,
+    list: () => listHubFiles(repo, hubFetch),
+    open: async (file, fileSignal) => {
+      const res = await hubFetch(file.url, { signal: fileSignal });
+      return res.body === null ? Readable.from([]) : Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>);
+    },
+  };
+}
