@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shuffleBytes } from './byte-shuffle.js';
-import { decodeBloscFrame, encodeBloscFrame, readBloscHeader } from './blosc-frame.js';
+import { decodeBloscFrame, encodeBloscFrame, encodeBloscFrameAsync, readBloscHeader } from './blosc-frame.js';
 import { compressLz4Block } from './lz4-block.js';
 
 const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
@@ -85,5 +85,13 @@ describe('decodeBloscFrame()', () => {
   it('rejects a truncated frame', () => {
     const frame = encodeBloscFrame(tokens(1000), { typesize: 4, compression: 'lz4' });
     expect(() => decodeBloscFrame(frame.subarray(0, 40))).toThrow();
+  });
+});
+
+describe('encodeBloscFrameAsync()', () => {
+  it('produces the same frame as the synchronous encoder', async () => {
+    const src = tokens(100_000);
+    const opts = { typesize: 4, compression: 'lz4', blocksize: 65_536 } as const;
+    expect(same(await encodeBloscFrameAsync(src, opts), encodeBloscFrame(src, opts))).toBe(true);
   });
 });

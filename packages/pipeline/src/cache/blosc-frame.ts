@@ -1,5 +1,5 @@
 import { shuffleBytes, unshuffleBytes } from './byte-shuffle.js';
-import { compressLz4Block, decompressLz4Block } from './lz4-block.js';
+import { compressLz4Block, compressLz4BlockAsync, decompressLz4Block } from './lz4-block.js';
 
 /**
  * Blosc1 frames (the `blosc` codec of zarr v3), as c-blosc 1.x writes and reads them.
@@ -63,34 +63,37 @@ export function encodeStoredBloscFrame(src: Uint8Array, typesize: number): Uint8
   return out;
 }
 
-/**
- * Encodes `src` as one Blosc1 frame. LZ4 frames shuffle each block by `typesize` and compress it as
- * one stream ("don't split"); a block that does not shrink is kept raw, and a frame that would not
- * be smaller than a stored one is written stored, as c-blosc does.
- */
-export function encodeBloscFrame(src: Uint8Array, opts: BloscEncodeOptions): Uint8Array {
-  const { typesize, compression } = opts;
-  if (compression === 'none' || src.byteLength === 0) return encodeStoredBloscFrame(src, typesize);
-  const requested = opts.blocksize ?? DEFAULT_BLOSC_BLOCKSIZE;
-  const blocksize = Math.min(src.byteLength, Math.max(typesize, Math.floor(requested / typesize) * typesize));
+interface FramePlan {
+  blocksize: number;
+  /** The input with each block byte-shuffled in place of a copy (or the input itself for typesize 1). */
+  shuffled: Uint8Array;
+  blocks: Uint8Array[];
+}
+
+function planFrame(src: Uint8Array, typesize: number, requestedBlocksize: number): FramePlan {
+  const blocksize = Math.min(src.byteLength, Math.max(typesize, Math.floor(requestedBlocksize / typesize) * typesize));
   const nblocks = Math.ceil(src.byteLength / blocksize);
-  const shuffle = typesize > 1;
-  const scratch = new Uint8Array(blocksize);
-  const streams: Uint8Array[] = [];
-  let total = BLOSC_HEADER_BYTES + 4 * nblocks;
+  const shuffled = typesize > 1 ? new Uint8Array(src.byteLength) : src;
+  const blocks: Uint8Array[] = [];
   for (let b = 0; b < nblocks; b++) {
-    const block = src.subarray(b * blocksize, Math.min(src.byteLength, (b + 1) * blocksize));
-    const plain = shuffle ? shuffleBytes(block, typesize, scratch.subarray(0, block.byteLength)) : block;
-    const packed = compressLz4Block(plain);
-    // Copy: `plain` may be the reused scratch buffer.
-    const stream = packed.byteLength > 0 && packed.byteLength < block.byteLength ? packed : plain.slice();
-    streams.push(stream);
-    total += 4 + stream.byteLength;
-    if (total >= BLOSC_HEADER_BYTES + src.byteLength) return encodeStoredBloscFrame(src, typesize);
+    const start = b * blocksize;
+    const end = Math.min(src.byteLength, start + blocksize);
+    if (typesize > 1) shuffleBytes(src.subarray(start, end), typesize, shuffled.subarray(start, end));
+    blocks.push(shuffled.subarray(start, end));
   }
+  return { blocksize, shuffled, blocks };
+}
+
+/** Lays out header, block starts and streams; falls back to a stored frame when that is not smaller. */
+function assembleFrame(src: Uint8Array, typesize: number, plan: FramePlan, packed: readonly Uint8Array[]): Uint8Array {
+  const nblocks = plan.blocks.length;
+  // A block that does not shrink is kept raw (its length then equals its decoded size).
+  const streams = plan.blocks.map((block, b) => (packed[b]!.byteLength > 0 && packed[b]!.byteLength < block.byteLength ? packed[b]! : block));
+  const total = streams.reduce((n, s) => n + 4 + s.byteLength, BLOSC_HEADER_BYTES + 4 * nblocks);
+  if (total >= BLOSC_HEADER_BYTES + src.byteLength) return encodeStoredBloscFrame(src, typesize);
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);
-  writeHeader(out, (shuffle ? FLAG_SHUFFLE : 0) | FLAG_DONT_SPLIT | (CODEC_LZ4 << 5), typesize, src.byteLength, blocksize, total);
+  writeHeader(out, (typesize > 1 ? FLAG_SHUFFLE : 0) | FLAG_DONT_SPLIT | (CODEC_LZ4 << 5), typesize, src.byteLength, plan.blocksize, total);
   let pos = BLOSC_HEADER_BYTES + 4 * nblocks;
   streams.forEach((stream, b) => {
     view.setInt32(BLOSC_HEADER_BYTES + 4 * b, pos, true);
@@ -99,6 +102,26 @@ export function encodeBloscFrame(src: Uint8Array, opts: BloscEncodeOptions): Uin
     pos += 4 + stream.byteLength;
   });
   return out;
+}
+
+/**
+ * Encodes `src` as one Blosc1 frame. LZ4 frames shuffle each block by `typesize` and compress it as
+ * one stream ("don't split"); a block that does not shrink is kept raw, and a frame that would not
+ * be smaller than a stored one is written stored, as c-blosc does.
+ */
+export function encodeBloscFrame(src: Uint8Array, opts: BloscEncodeOptions): Uint8Array {
+  const { typesize, compression } = opts;
+  if (compression === 'none' || src.byteLength === 0) return encodeStoredBloscFrame(src, typesize);
+  const plan = planFrame(src, typesize, opts.blocksize ?? DEFAULT_BLOSC_BLOCKSIZE);
+  return assembleFrame(src, typesize, plan, plan.blocks.map(compressLz4Block));
+}
+
+/** {@link encodeBloscFrame} with the blocks compressed in parallel on libuv's thread pool. */
+export async function encodeBloscFrameAsync(src: Uint8Array, opts: BloscEncodeOptions): Promise<Uint8Array> {
+  const { typesize, compression } = opts;
+  if (compression === 'none' || src.byteLength === 0) return encodeStoredBloscFrame(src, typesize);
+  const plan = planFrame(src, typesize, opts.blocksize ?? DEFAULT_BLOSC_BLOCKSIZE);
+  return assembleFrame(src, typesize, plan, await Promise.all(plan.blocks.map(compressLz4BlockAsync)));
 }
 
 /** What a frame header says. */

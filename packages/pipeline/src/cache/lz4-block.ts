@@ -1,4 +1,4 @@
-import { compressSync, uncompressSync } from 'lz4-napi';
+import { compress, compressSync, uncompressSync } from 'lz4-napi';
 
 /**
  * Raw LZ4 blocks (no frame, no size prefix), the format c-blosc stores inside its blocks.
@@ -11,6 +11,11 @@ const SIZE_PREFIX_BYTES = 4;
 export function compressLz4Block(src: Uint8Array): Uint8Array {
   const buf = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
   return compressSync(buf).subarray(SIZE_PREFIX_BYTES);
+}
+
+/** Compresses `src` into a raw LZ4 block on libuv's thread pool, so several blocks compress in parallel. */
+export async function compressLz4BlockAsync(src: Uint8Array): Promise<Uint8Array> {
+  return (await compress(src)).subarray(SIZE_PREFIX_BYTES);
 }
 
 /**

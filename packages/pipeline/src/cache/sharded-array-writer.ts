@@ -1,5 +1,5 @@
 import { createWriteStream, writeText } from '@marin/rigging';
-import { encodeBloscFrame } from './blosc-frame.js';
+import { encodeBloscFrameAsync } from './blosc-frame.js';
 import type { BloscCompression } from './blosc-frame.js';
 import { encodeShardIndex } from './shard-index.js';
 import type { ShardIndexEntry } from './shard-index.js';
@@ -77,7 +77,12 @@ export class ShardedArrayWriter {
     while (i < values.length) {
       const take = Math.min(values.length - i, INNER_CHUNK_ELEMENTS - this.fill);
       const words = this.words;
-      if (wide) {
+      if (values instanceof Int32Array) {
+        // Fast path for token rows: every value already fits, so no per-element checks.
+        const src = values.subarray(i, i + take);
+        if (!wide) words.set(src, this.fill);
+        else for (let k = 0, p = 2 * this.fill; k < take; k++, p += 2) (words[p] = src[k]!), (words[p + 1] = src[k]! >> 31);
+      } else if (wide) {
         for (let k = 0; k < take; k++) {
           const v = values[i + k]!;
           if (!Number.isSafeInteger(v)) throw new RangeError(`${v} is not a safe integer`);
@@ -165,7 +170,7 @@ export class ShardedArrayWriter {
   }
 
   private async writeChunk(index: number, raw: Uint8Array): Promise<void> {
-    const frame = encodeBloscFrame(raw, {
+    const frame = await encodeBloscFrameAsync(raw, {
       typesize: dtypeBytes(this.opts.dtype),
       compression: this.opts.compression,
       ...(this.opts.blocksize !== undefined ? { blocksize: this.opts.blocksize } : {}),
