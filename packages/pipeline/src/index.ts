@@ -19,3 +19,21 @@ export { HtmlToMdConfigSchema, htmlToMd } from './steps/transform/transform.js';
 export type { HtmlToMdConfig, HtmlToMdOptions } from './steps/transform/transform.js';
 export { TransformShardsArgsSchema, transformShards } from './steps/transform/transform-shards.js';
 export type { TransformShardsArgs } from './steps/transform/transform-shards.js';
+export {
+  DEFAULT_HUB_URL,
+  DownloadConfigSchema,
+  HUB_MAX_ATTEMPTS,
+  defaultDownload,
+  download,
+  hubRetryDelayMs,
+  parseDownloadConfig,
+  parseRateLimitResetSeconds,
+} from './steps/download/index.js';
+export type {
+  DefaultDownloadConfig,
+  DefaultDownloadOptions,
+  DownloadConfig,
+  DownloadConfigInput,
+  DownloadOptions,
+  DownloadResult,
+} from './steps/download/index.js';

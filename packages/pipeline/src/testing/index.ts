@@ -2,4 +2,5 @@
  * @packageDocumentation
  * `@marin/pipeline/testing`: test servers and helpers for code built on the pipeline.
  */
-export {};
+export { startHubServer } from './hub-server.js';
+export type { HubFault, HubRequest, HubServerHandle, StartHubServerOptions } from './hub-server.js';
