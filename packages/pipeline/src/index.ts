@@ -37,3 +37,5 @@ export type {
   DownloadOptions,
   DownloadResult,
 } from './steps/download/index.js';
+export { CacheLedgerSchema, CacheWriterOptionsSchema, LEDGER_FILE, STATS_FILE, createCacheWriter, openTokenCache, writeShardedLedger } from './cache/index.js';
+export type { CacheLedger, CacheWriteResult, CacheWriterConfig, CacheWriterOptions, TokenCache, TokenCacheWriter } from './cache/index.js';

@@ -18,7 +18,7 @@ import { mirrorFile } from './mirror-file.js';
 import { listOverrideFiles } from './override-listing.js';
 import { writeProvenance } from './provenance.js';
 import type { SourceFile } from './source-file.js';
-import { assertWritable } from './writable-check.js';
+import { assertWritable } from '../writable-check.js';
 
 /** Injection points of {@link download}; production code passes none. */
 export interface DownloadOptions {

@@ -10,6 +10,7 @@ import { MarkdownConfigSchema } from './html-to-markdown.js';
 import { shardName } from './shard-name.js';
 import { transformShards } from './transform-shards.js';
 import type { TransformShardsArgs } from './transform-shards.js';
+import { assertWritable } from '../writable-check.js';
 
 /** Config of the HTML → Markdown step (Marin's `HtmlToMdConfig`, snake_case field names). */
 export const HtmlToMdConfigSchema = z.strictObject({
@@ -48,6 +49,7 @@ const WORKER_EXPORT = 'transformShards';
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID for a config that fails validation (`details.issues`) or bad `resources`
  * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND when no `.jsonl.gz` file is under `input_path`
+ * @throws {PipelineError} PIPELINE_OUTPUT_NOT_WRITABLE when `output_path` cannot be written
  * @throws {PipelineError} PIPELINE_INPUT_INVALID for a malformed input file (see {@link transformShards})
  */
 export async function htmlToMd(options: HtmlToMdOptions, ctx?: Pick<StepContext, 'signal'>): Promise<void> {
@@ -59,6 +61,7 @@ export async function htmlToMd(options: HtmlToMdOptions, ctx?: Pick<StepContext,
       details: { path: config.input_path },
     });
   }
+  await assertWritable(config.output_path);
   const pending: { index: number; input: string; output: string }[] = [];
   for (const [index, input] of inputs.entries()) {
     signal.throwIfAborted();

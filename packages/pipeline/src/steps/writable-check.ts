@@ -1,9 +1,9 @@
 import { mkdirs, prefixJoin, rm, writeText } from '@marin/rigging';
-import { PipelineError } from '../../errors.js';
+import { PipelineError } from '../errors.js';
 
 /**
- * Creates `out` and writes then deletes `<out>/test_write_access`, so a download fails before it
- * lists or fetches anything when its output cannot be written.
+ * Creates `out` and writes then deletes `<out>/test_write_access`, so a stage fails before it
+ * reads or writes anything else when its output cannot be written.
  *
  * @throws {PipelineError} PIPELINE_OUTPUT_NOT_WRITABLE naming `out`, with the storage error as `cause`.
  */
