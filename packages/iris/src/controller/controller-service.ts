@@ -96,6 +96,10 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
       return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts };
     }),
     healthCheck: unary(deps, () => ({ healthy: true, uptimeMs: Date.now() - deps.startedAtMs, version: deps.version })),
+    reportAttempt: unary(deps, (req) => {
+      if (state.reportAttempt(req)) deps.wake();
+      return {};
+    }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { IrisError } from '../errors.js';
-import type { LaunchJobRequest, ListJobsRequest, ListJobsResponse, RegisterRequest } from '../gen/iris/v1/controller.js';
+import type { LaunchJobRequest, ListJobsRequest, ListJobsResponse, RegisterRequest, ReportAttemptRequest } from '../gen/iris/v1/controller.js';
 import type { DesiredAttempt, ReconcileResponse } from '../gen/iris/v1/worker.js';
 import { JobState, StopReason } from '../gen/iris/v1/types.js';
 import type { JobStatus, TaskStatus } from '../gen/iris/v1/types.js';
@@ -12,7 +12,7 @@ import { jobTree, killJob, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { SqliteLogStore } from './log-store.js';
 import type { LogStore } from './log-store.js';
-import { applyReconcileResponse } from './observations.js';
+import { applyReconcileResponse, applySupervisorReport } from './observations.js';
 import { planDesiredAttempts } from './reconcile-planner.js';
 import { buildRunSpec } from './run-spec.js';
 import { buildSchedulingInput, commitSchedulingResult, committedByWorker, expireAttemptTimeouts } from './scheduling.js';
@@ -164,6 +164,18 @@ export class ControllerState {
       changed = ctx.changedJobs.size > 0;
     });
     return changed;
+  }
+
+  /**
+   * `ReportAttempt`: a task supervisor tells how an attempt ended because its worker daemon could
+   * not. Applied like that worker's observation of the attempt, so a terminal attempt is never
+   * rewritten. @returns whether anything changed
+   */
+  reportAttempt(req: ReportAttemptRequest): boolean {
+    return this.mutate((ctx) => {
+      applySupervisorReport(ctx, req);
+      return ctx.changedJobs.size > 0;
+    });
   }
 
   /** Deletes terminal jobs (whole trees) finished before `now - retentionMs`, with tasks, attempts and logs. */

@@ -1,3 +1,5 @@
+import { IrisError } from '../errors.js';
+import type { ReportAttemptRequest } from '../gen/iris/v1/controller.js';
 import type { AttemptObservation, ReconcileResponse } from '../gen/iris/v1/worker.js';
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
 import { applyTaskOutcome, recomputeJob } from './lifecycle.js';
@@ -29,6 +31,28 @@ export function applyReconcileResponse(ctx: LifecycleContext, workerId: string, 
     applyObservation(ctx, attempt, obs);
   }
   if (resp.health && !resp.health.healthy) reapWorker(ctx, worker, `worker ${workerId} reported unhealthy: ${resp.health.error}`);
+}
+
+/**
+ * Applies a task supervisor's report of how an attempt ended, as an observation by the attempt's
+ * worker: only for an attempt that is still live on that worker and only with a terminal state.
+ * An attempt whose process exited 0 is SUCCEEDED even when its worker died before saying so.
+ */
+export function applySupervisorReport(ctx: LifecycleContext, req: ReportAttemptRequest): void {
+  const terminal = [TaskState.TASK_STATE_SUCCEEDED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_KILLED];
+  if (!terminal.includes(req.state)) throw new IrisError('IRIS_INVALID_ARGUMENT', `state: a supervisor reports SUCCEEDED, FAILED or KILLED, not ${TaskState[req.state] ?? req.state}`);
+  const attempt = ctx.store.attemptByUid(req.attemptUid);
+  if (!attempt || attempt.worker_id !== req.workerId) return;
+  applyObservation(ctx, attempt, {
+    attemptUid: req.attemptUid,
+    // Killed by its supervisor because the worker died or stalled: the worker's failure, not the task's.
+    state: req.state === TaskState.TASK_STATE_KILLED ? TaskState.TASK_STATE_WORKER_FAILED : req.state,
+    exitCode: req.exitCode,
+    error: req.error,
+    startedAtMs: 0,
+    finishedAtMs: req.finishedAtMs,
+    ports: {},
+  });
 }
 
 function applyObservation(ctx: LifecycleContext, attempt: AttemptRow, obs: AttemptObservation): void {

@@ -1,12 +1,30 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { exitStatusOf } from './exit-status.js';
 import type { ExitStatus } from './exit-status.js';
 import { isGroupAlive, signalGroup, terminateGroup, waitUntil } from './process-group.js';
 import { processStartTime, readGroup, UsageTracker } from './resource-usage.js';
 import type { ResourceUsage } from './resource-usage.js';
+
+/** The supervisor script, found through the package's own exports so it resolves from src/ and dist/ alike. */
+const SUPERVISOR_SCRIPT = join(dirname(createRequire(import.meta.url).resolve('@marin/iris/package.json')), 'bin', 'task-supervisor.mjs');
+const RENEW = Buffer.from('.');
+const ACK = Buffer.from('A');
+
+/** Who the supervisor reports to when the daemon cannot, and how long the daemon's lease lasts. */
+export interface SupervisorOptions {
+  workerId: string;
+  attemptUid: string;
+  controllerAddress: string;
+  /** The supervisor kills the task when the daemon has not renewed its lease for this long. */
+  leaseMs: number;
+  /** How long a supervisor keeps trying to report an outcome to the controller. */
+  reportTimeoutMs: number;
+}
 
 /** Options of {@link AttemptProcess.spawn}. */
 export interface SpawnAttemptOptions {
@@ -20,69 +38,134 @@ export interface SpawnAttemptOptions {
   onOutput: (source: 'stdout' | 'stderr', line: string) => void;
   /** How often the group's usage is sampled from `/proc`. @default 5000 */
   usageIntervalMs?: number;
+  /**
+   * Who the supervisor reports to. Without it (setup commands) the supervisor still kills the
+   * process when the daemon dies or stalls for {@link DEFAULT_LEASE_MS}, but reports nothing and
+   * exits with its process.
+   */
+  supervisor?: SupervisorOptions | undefined;
 }
 
+/** The lease of processes spawned without {@link SupervisorOptions}. */
+export const DEFAULT_LEASE_MS = 10_000;
+
+/** How an attempt's process ended. */
+export interface AttemptExit extends ExitStatus {
+  /**
+   * Set when the task did not end on its own or by a stop: its supervisor killed it because the
+   * daemon stopped renewing the lease, or the supervisor itself vanished. A worker fault.
+   */
+  readonly workerFault?: string | undefined;
+}
+
+type ControlMessage =
+  | { started: { pid: number } }
+  | { exit: { code: number | null; signal: NodeJS.Signals | null }; lost: string | null }
+  | { spawnError: string };
+
 /**
- * One OS process started in its own process group (`detached`), with its output read line by line,
- * its usage sampled and a stop that takes the whole group down.
+ * One task process started by its own supervisor (`bin/task-supervisor.mjs`) in a new process
+ * group, with its output read line by line, its usage sampled, a lease the daemon renews, and a stop
+ * that takes the whole group down. The supervisor kills the group when the daemon dies or stops
+ * renewing, and reports the outcome to the controller itself if the daemon cannot; see DESIGN.md.
  */
 export class AttemptProcess {
+  /** The task's pid (not the supervisor's). */
   readonly pid: number;
-  /** The process group; equal to `pid` because the process leads its own group. */
+  /** The task's process group; equal to `pid` because the task leads its own group. */
   readonly pgid: number;
   /** Start time of the leader in `/proc` clock ticks, so a recycled pid is never mistaken for it. */
   readonly startTime: number;
   readonly startedAtMs: number;
-  /** Resolves once the leader exited, its output is drained and no process of the group is left. */
-  readonly exited: Promise<ExitStatus>;
+  /** The supervisor's pid and `/proc` start time. */
+  readonly supervisorPid: number;
+  readonly supervisorStartTime: number;
+  /** Resolves once the task exited, its output is drained and no process of its group is left. */
+  readonly exited: Promise<AttemptExit>;
 
   readonly #tracker = new UsageTracker();
   readonly #sampler: NodeJS.Timeout;
+  readonly #renewer: NodeJS.Timeout;
+  readonly #lease: Writable;
   #leaderExited = false;
 
-  private constructor(child: ChildProcess, options: SpawnAttemptOptions) {
-    this.pid = child.pid as number;
-    this.pgid = this.pid;
-    this.startTime = processStartTime(this.pid) ?? 0;
+  private constructor(supervisor: ChildProcess, pid: number, control: Promise<AttemptExit>, output: Promise<unknown>, options: SpawnAttemptOptions) {
+    this.pid = pid;
+    this.pgid = pid;
+    this.startTime = processStartTime(pid) ?? 0;
     this.startedAtMs = Date.now();
-    const stdoutDone = pipeLines(child.stdout as Readable, (line) => options.onOutput('stdout', line));
-    const stderrDone = pipeLines(child.stderr as Readable, (line) => options.onOutput('stderr', line));
+    this.supervisorPid = supervisor.pid as number;
+    this.supervisorStartTime = processStartTime(this.supervisorPid) ?? 0;
+    this.#lease = supervisor.stdin as Writable;
     this.#sampler = setInterval(() => this.sampleUsage(), options.usageIntervalMs ?? 5000);
     this.#sampler.unref();
-    this.exited = new Promise<ExitStatus>((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.#leaderExited = true;
-        clearInterval(this.#sampler);
-        const status = exitStatusOf(code, signal);
-        // The attempt ends with its leader: background processes it left in the group would
-        // otherwise hold ports, chips and the output pipes forever.
-        signalGroup(this.pgid, 'SIGKILL');
-        void waitUntil(() => !isGroupAlive(this.pgid), 30_000)
-          .then(() => Promise.race([Promise.all([stdoutDone, stderrDone]), new Promise((r) => setTimeout(r, 2000))]))
-          .then(() => resolve(status));
-      });
+    const leaseMs = options.supervisor?.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#renewer = setInterval(() => this.#lease.write(RENEW), Math.max(10, Math.floor(leaseMs / 4)));
+    this.#renewer.unref();
+    supervisor.once('exit', () => clearInterval(this.#renewer));
+    this.exited = control.then(async (status) => {
+      this.#leaderExited = true;
+      clearInterval(this.#sampler);
+      // The attempt ends with its leader: background processes it left in the group would
+      // otherwise hold ports, chips and the output pipes forever.
+      signalGroup(this.pgid, 'SIGKILL');
+      await waitUntil(() => !isGroupAlive(this.pgid), 30_000);
+      await Promise.race([output, new Promise((r) => setTimeout(r, 2000))]);
+      return status;
     });
   }
 
   /**
-   * Starts `argv` as the leader of a new process group.
-   * @throws the spawn error (`ENOENT`, `EACCES`, …) when the command cannot be started
+   * Starts `argv` under a supervisor, as the leader of a new process group.
+   * @throws an error with the spawn error's `code` (`ENOENT`, `EACCES`, …) when the command cannot be started
    */
   static spawn(options: SpawnAttemptOptions): Promise<AttemptProcess> {
-    const [command, ...args] = options.argv;
-    if (command === undefined) return Promise.reject(new Error('empty command'));
-    const child = spawn(command, args, {
+    const config = options.supervisor ?? { workerId: '', attemptUid: '', controllerAddress: '', leaseMs: DEFAULT_LEASE_MS, reportTimeoutMs: 0 };
+    const supervisor = spawn(process.execPath, [SUPERVISOR_SCRIPT, JSON.stringify(config), ...options.argv], {
       cwd: options.cwd,
       env: { ...options.env },
+      // The supervisor leads its own group too, so signals meant for the daemon's group (a Ctrl-C,
+      // a kill of the whole daemon group) never take it down before the task.
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'ignore', 'ignore', 'pipe', 'pipe'],
     });
+    const lease = supervisor.stdin as Writable;
+    lease.on('error', () => undefined); // a supervisor that is gone needs no renewals
+    const [control, stdout, stderr] = [1, 4, 5].map((fd) => supervisor.stdio[fd] as Readable) as [Readable, Readable, Readable];
+    const output = Promise.all([
+      pipeLines(stdout, (line) => options.onOutput('stdout', line)),
+      pipeLines(stderr, (line) => options.onOutput('stderr', line)),
+    ]);
+    let resolveExit: (exit: AttemptExit) => void = () => undefined;
+    const exit = new Promise<AttemptExit>((resolve) => (resolveExit = resolve));
     return new Promise((resolve, reject) => {
-      child.once('error', reject);
-      child.once('spawn', () => {
-        child.off('error', reject);
-        child.on('error', () => undefined); // later errors surface as the exit status
-        resolve(new AttemptProcess(child, options));
+      let started = false;
+      const fail = (e: Error): void => {
+        if (!started) reject(e);
+      };
+      supervisor.once('error', fail);
+      const controlDone = pipeLines(control, (line) => {
+        let message: ControlMessage;
+        try {
+          message = JSON.parse(line) as ControlMessage;
+        } catch {
+          return;
+        }
+        if ('started' in message) {
+          started = true;
+          resolve(new AttemptProcess(supervisor, message.started.pid, exit, output, options));
+        } else if ('spawnError' in message) {
+          fail(Object.assign(new Error(`cannot start "${options.argv[0] ?? ''}": ${message.spawnError}`), { code: message.spawnError }));
+        } else if ('exit' in message) {
+          const status = exitStatusOf(message.exit.code, message.exit.signal);
+          resolveExit(message.lost !== null && status.signal === 'SIGKILL' ? { ...status, workerFault: `killed by its supervisor: ${message.lost}` } : status);
+        }
+      });
+      // The control pipe ends only when the supervisor exits, after its last line was read.
+      void controlDone.then(() => {
+        fail(new Error('task supervisor exited before starting the task'));
+        // Normally a no-op (the exit line came first); a supervisor killed from outside leaves the task unsupervised.
+        resolveExit({ ...exitStatusOf(null, 'SIGKILL'), workerFault: 'task supervisor died' });
       });
     });
   }
@@ -104,10 +187,19 @@ export class AttemptProcess {
   }
 
   /**
+   * Tells the supervisor the controller has the outcome, so it exits instead of reporting it.
+   * Until then a supervisor outlives its task and reports the outcome itself should the daemon die.
+   */
+  release(): void {
+    clearInterval(this.#renewer);
+    this.#lease.end(ACK);
+  }
+
+  /**
    * Stops the group: SIGTERM, `termTimeoutMs` of grace, then SIGKILL; resolves with the exit status
    * once everything is gone. Safe to call repeatedly and after the process ended.
    */
-  async stop(termTimeoutMs: number): Promise<ExitStatus> {
+  async stop(termTimeoutMs: number): Promise<AttemptExit> {
     if (!this.#leaderExited) {
       await terminateGroup(this.pgid, {
         termTimeoutMs,

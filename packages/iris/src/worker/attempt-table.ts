@@ -39,6 +39,10 @@ export class AttemptTable {
   reconcile(desired: readonly DesiredAttempt[]): AttemptObservation[] {
     const observed: AttemptObservation[] = [];
     const wanted = new Set<string>();
+    // A worker that comes back after the controller gave up on it still runs attempts nobody wants
+    // any more; it takes no new work until they are dead (their processes hold real resources).
+    const desiredUids = new Set(desired.map((d) => d.attemptUid));
+    const zombiesAlive = [...this.#attempts.values()].some((a) => a.live && !desiredUids.has(a.uid));
     for (const d of desired) {
       if (wanted.has(d.attemptUid)) continue;
       wanted.add(d.attemptUid);
@@ -63,6 +67,11 @@ export class AttemptTable {
         observed.push(bare(d.attemptUid, TaskState.TASK_STATE_MISSING, 'worker has no spec for this attempt'));
         continue;
       }
+      if (zombiesAlive) {
+        // Not started yet: PENDING never regresses the controller's ASSIGNED, which resends the spec.
+        observed.push(bare(d.attemptUid, TaskState.TASK_STATE_PENDING, 'waiting for undesired attempts to die'));
+        continue;
+      }
       const attempt = this.#create(request);
       this.#attempts.set(d.attemptUid, attempt);
       attempt.start();
@@ -80,10 +89,16 @@ export class AttemptTable {
         continue;
       }
       // Terminal and no longer listed: the controller has what it needs.
+      attempt.release?.();
       this.#attempts.delete(uid);
       this.#reportedZombies.delete(uid);
     }
     return observed;
+  }
+
+  /** Releases the supervisors of attempts this worker stopped (daemon shutdown): nothing is left to report. */
+  releaseStopped(): void {
+    for (const attempt of this.#attempts.values()) if (attempt.stoppedByWorker === true) attempt.release?.();
   }
 
   /** Stops every live attempt (daemon shutdown) and waits until all are terminal. */

@@ -40,6 +40,10 @@ export interface AttemptContext {
   attributes: Readonly<Record<string, string | number>>;
   tpu?: { name: string; workerId: number; acceleratorType: string } | undefined;
   termTimeoutMs: number;
+  /** A task's supervisor kills it when the daemon has not renewed the lease for this long. */
+  taskLeaseMs: number;
+  /** How long a supervisor keeps trying to tell the controller an outcome the daemon could not. */
+  supervisorReportTimeoutMs: number;
   usageIntervalMs: number;
   /** How long an ending attempt waits for its logs to reach the controller. */
   logDrainTimeoutMs: number;
@@ -60,6 +64,10 @@ export interface ReconcilableAttempt {
   stop(reason: StopReason): Promise<void>;
   /** The attempt as the controller sees it. */
   observe(): AttemptObservation;
+  /** Called once the controller has the terminal outcome: the supervisor may exit. */
+  release?(): void;
+  /** True once this worker was asked to stop the attempt (a stop, a zombie, a drain). */
+  readonly stoppedByWorker?: boolean;
 }
 
 /**
@@ -108,8 +116,17 @@ export class Attempt implements ReconcilableAttempt {
     return this.#process?.usage ?? EMPTY_USAGE;
   }
 
+  release(): void {
+    this.#process?.release();
+  }
+
+  get stoppedByWorker(): boolean {
+    return this.#stopReason !== null;
+  }
+
   start(): void {
     this.#done = this.#run().catch((e: unknown) => {
+      if (e instanceof JobFault) return this.#finish('FAILED', 1, e.message);
       // Anything unexpected (disk full, a bug) is the worker's failure, not the task's.
       return this.#finish('WORKER_FAILED', 0, `worker error: ${(e as Error).message ?? String(e)}`);
     });
@@ -209,21 +226,40 @@ export class Attempt implements ReconcilableAttempt {
         env,
         usageIntervalMs: this.#ctx.usageIntervalMs,
         onOutput: (source, line) => this.#ctx.logs.append(this.#logRef(), source, line),
+        supervisor: {
+          workerId: this.#ctx.workerId,
+          attemptUid: this.uid,
+          controllerAddress: this.#ctx.controllerAddress,
+          leaseMs: this.#ctx.taskLeaseMs,
+          reportTimeoutMs: this.#ctx.supervisorReportTimeoutMs,
+        },
       });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'error';
-      return this.#finish('WORKER_FAILED', 0, `cannot start "${argv[0]}": ${code}`);
+      // A missing or unusable binary, or argv/env Node refuses (a NUL byte), is the job's fault:
+      // retrying it elsewhere as a worker failure would only burn the preemption budget.
+      const jobFault = JOB_SPAWN_ERRORS.has(code);
+      return this.#finish(jobFault ? 'FAILED' : 'WORKER_FAILED', jobFault ? 127 : 0, `cannot start "${argv[0]}": ${code}`);
     }
     const proc = this.#process;
     this.#startedAtMs = proc.startedAtMs;
     this.#state = 'RUNNING';
-    await this.#ctx.running.add({ uid: this.uid, pid: proc.pid, pgid: proc.pgid, startTime: proc.startTime, startedAtMs: proc.startedAtMs });
+    await this.#ctx.running.add({
+      uid: this.uid,
+      pid: proc.pid,
+      pgid: proc.pgid,
+      startTime: proc.startTime,
+      startedAtMs: proc.startedAtMs,
+      supervisorPid: proc.supervisorPid,
+      supervisorStartTime: proc.supervisorStartTime,
+    });
     // A stop that raced with the spawn still has to reach the new group.
     if (this.#stopReason !== null) void proc.stop(this.#ctx.termTimeoutMs);
     const status = await proc.exited;
     await this.#ctx.running.remove(this.uid);
     proc.sampleUsage();
     if (this.#stopReason !== null) return this.#finish('KILLED', status.exitCode, this.#stopMessage());
+    if (status.workerFault !== undefined) return this.#finish('WORKER_FAILED', status.exitCode, status.workerFault);
     if (status.exitCode === 0) return this.#finish('SUCCEEDED', 0, '');
     return this.#finish('FAILED', status.exitCode, status.message);
   }
@@ -306,12 +342,25 @@ async function allocatePorts(names: readonly string[]): Promise<Record<string, n
   return ports;
 }
 
+/** Spawn errors caused by the job's own command or environment, not by the worker. */
+const JOB_SPAWN_ERRORS = new Set(['ENOENT', 'EACCES', 'EPERM', 'ENOTDIR', 'EISDIR', 'ENOEXEC', 'ELOOP', 'ENAMETOOLONG', 'E2BIG', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE']);
+
+/** A failure the job's spec causes; the attempt ends FAILED (the failure budget), never WORKER_FAILED. */
+class JobFault extends Error {}
+
 async function writeWorkdirFiles(workdir: string, files: Readonly<Record<string, Buffer>>): Promise<void> {
   const root = resolve(workdir);
   for (const [path, content] of Object.entries(files)) {
     const target = resolve(root, path);
-    if (!target.startsWith(root + sep)) throw new Error(`workdir file "${path}" escapes the workdir`);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
+    if (!target.startsWith(root + sep) || path.includes('\0')) throw new JobFault(`workdir file "${path}" escapes the workdir`);
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, content);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // A path through one of the job's own files (ENOTDIR, EISDIR) is the job's mistake; a full disk is not.
+      if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENAMETOOLONG') throw new JobFault(`cannot write workdir file "${path}": ${code}`);
+      throw e;
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { terminateGroup } from './process-group.js';
+import { terminateGroup, waitUntil } from './process-group.js';
 import { processStartTime } from './resource-usage.js';
 
 /** What the worker remembers on disk about a running attempt, so a successor can clean up after a crash. */
@@ -12,6 +12,9 @@ export interface RunningRecord {
   /** `/proc` start time of the leader; guards against a recycled pid. */
   startTime: number;
   startedAtMs: number;
+  /** The task's supervisor and its `/proc` start time. */
+  supervisorPid?: number | undefined;
+  supervisorStartTime?: number | undefined;
 }
 
 const RecordSchema = z.object({
@@ -21,6 +24,8 @@ const RecordSchema = z.object({
   pgid: z.number().int().positive(),
   startTime: z.number(),
   startedAtMs: z.number(),
+  supervisorPid: z.number().int().positive().optional(),
+  supervisorStartTime: z.number().optional(),
 });
 
 /**
@@ -52,7 +57,7 @@ export class RunningRecords {
    * leader pid still has the recorded start time) and removes their records.
    * @returns the uids whose groups were still alive and got killed
    */
-  async killLeftovers(termTimeoutMs: number): Promise<string[]> {
+  async killLeftovers(termTimeoutMs: number, supervisorWaitMs = 10_000): Promise<string[]> {
     let names: string[];
     try {
       names = await readdir(this.#dir);
@@ -70,6 +75,12 @@ export class RunningRecords {
         continue;
       }
       if (record.workerId !== this.#workerId) continue;
+      const { supervisorPid, supervisorStartTime } = record;
+      if (supervisorPid !== undefined && processStartTime(supervisorPid) === supervisorStartTime) {
+        // The supervisor saw its daemon die, killed the task and is telling the controller the real
+        // outcome; registering before it is done would let the controller fail the attempt first.
+        await waitUntil(() => processStartTime(supervisorPid) !== supervisorStartTime, supervisorWaitMs);
+      }
       if (processStartTime(record.pid) === record.startTime) {
         await terminateGroup(record.pgid, { termTimeoutMs });
         killed.push(record.uid);

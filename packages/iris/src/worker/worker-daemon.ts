@@ -148,6 +148,8 @@ class WorkerDaemon implements WorkerHandle {
       attributes: this.attributes,
       tpu: this.#device.tpu,
       termTimeoutMs: config.termTimeoutMs,
+      taskLeaseMs: config.taskLeaseMs,
+      supervisorReportTimeoutMs: config.supervisorReportTimeoutMs,
       usageIntervalMs: config.usageIntervalMs,
       logDrainTimeoutMs: config.logDrainTimeoutMs,
       bundles: new BundleCache({
@@ -190,6 +192,9 @@ class WorkerDaemon implements WorkerHandle {
     this.#closed = true;
     this.#wake.abort();
     await this.#table?.stopAll();
+    // Outcomes of attempts that ended on their own and were not yet confirmed stay with their
+    // supervisors, which report them to the controller once this daemon is gone.
+    this.#table?.releaseStopped();
     await this.#logs?.drain(this.#config.logDrainTimeoutMs);
     await this.#logs?.close();
     await this.#registerLoop;

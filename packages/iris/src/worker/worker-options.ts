@@ -2,6 +2,11 @@ import { z } from 'zod';
 
 const TimingMs = z.number().int().positive();
 
+function envMs(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
 /** Options of `startWorker`, validated at the edge. */
 export const WorkerOptionsSchema = z.object({
   /** Controller address as `host:port`. */
@@ -45,8 +50,17 @@ export const WorkerOptionsSchema = z.object({
   authToken: z.string().min(1).optional(),
   /** Grace between SIGTERM and SIGKILL when stopping an attempt. @default 5000 */
   termTimeoutMs: TimingMs.default(5000),
-  /** Register again when no Reconcile arrived for this long. @default 60000 */
-  reregisterAfterMs: TimingMs.default(60_000),
+  /**
+   * Each task's supervisor kills the task when the daemon has not renewed its lease for this long
+   * (the daemon renews every quarter of it). Keep it well below the controller's
+   * `workerUnreachableGraceMs`, so a stalled worker's tasks are dead and their outcomes reported
+   * before the controller gives up on the worker. @default 10000, or `IRIS_TASK_LEASE_MS`
+   */
+  taskLeaseMs: TimingMs.default(() => envMs('IRIS_TASK_LEASE_MS') ?? 10_000),
+  /** How long a supervisor whose daemon is gone keeps trying to report its task's outcome. @default 60000 */
+  supervisorReportTimeoutMs: TimingMs.default(60_000),
+  /** Register again when no Reconcile arrived for this long. @default 60000, or `IRIS_WORKER_REREGISTER_AFTER_MS` */
+  reregisterAfterMs: TimingMs.default(() => envMs('IRIS_WORKER_REREGISTER_AFTER_MS') ?? 60_000),
   /** First Register retry delay; doubles up to `registerRetryMaxMs`. @default 500 */
   registerRetryInitialMs: TimingMs.default(500),
   /** Longest Register retry delay. @default 10000 */

@@ -199,13 +199,13 @@ describe('worker daemon: reconcile', () => {
     expect((await controller.reconcile('w-1', [])).observed).toEqual([]);
   });
 
-  it('fails the attempt with WORKER_FAILED when the command cannot start', async () => {
+  it('fails the attempt with FAILED (the job\'s fault, not the worker\'s) when the command does not exist', async () => {
     await using controller = await startFakeController();
     await using worker = await startWorker(workerOptions(controller.address));
     await worker.waitForRegistration();
     const spec = runSpec(['/no/such/program']);
     const observed = await controller.reconcileUntil('w-1', [runWithSpec(spec)], (o) => isTerminal(o[0]));
-    expect(observed[0]).toMatchObject({ state: TaskState.TASK_STATE_WORKER_FAILED });
+    expect(observed[0]).toMatchObject({ state: TaskState.TASK_STATE_FAILED, exitCode: 127 });
   });
 
   it('writes workdir files and stops every attempt on close', async () => {

@@ -41,6 +41,9 @@ import {
   LogEntry,
   ResourceSpec,
   RuntimeEntrypoint,
+  TaskState,
+  taskStateFromJSON,
+  taskStateToJSON,
   TaskStatus,
   WorkerMetadata,
 } from "./types.js";
@@ -315,6 +318,23 @@ export interface ControllerHealthCheckResponse {
   healthy: boolean;
   uptimeMs: number;
   version: string;
+}
+
+/**
+ * How an attempt ended, from the supervisor that was its parent process. Applied like a Reconcile
+ * observation of the attempt, and only while the attempt is still live on `worker_id`.
+ */
+export interface ReportAttemptRequest {
+  workerId: string;
+  attemptUid: string;
+  /** SUCCEEDED, FAILED, or KILLED when the supervisor killed it */
+  state: TaskState;
+  exitCode: number;
+  error: string;
+  finishedAtMs: number;
+}
+
+export interface ReportAttemptResponse {
 }
 
 function createBaseLaunchJobRequest(): LaunchJobRequest {
@@ -4852,6 +4872,223 @@ export const ControllerHealthCheckResponse: MessageFns<ControllerHealthCheckResp
   },
 };
 
+function createBaseReportAttemptRequest(): ReportAttemptRequest {
+  return { workerId: "", attemptUid: "", state: 0, exitCode: 0, error: "", finishedAtMs: 0 };
+}
+
+export const ReportAttemptRequest: MessageFns<ReportAttemptRequest> = {
+  encode(message: ReportAttemptRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workerId !== "") {
+      writer.uint32(10).string(message.workerId);
+    }
+    if (message.attemptUid !== "") {
+      writer.uint32(18).string(message.attemptUid);
+    }
+    if (message.state !== 0) {
+      writer.uint32(24).int32(message.state);
+    }
+    if (message.exitCode !== 0) {
+      writer.uint32(32).int32(message.exitCode);
+    }
+    if (message.error !== "") {
+      writer.uint32(42).string(message.error);
+    }
+    if (message.finishedAtMs !== 0) {
+      writer.uint32(48).int64(message.finishedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportAttemptRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportAttemptRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.attemptUid = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.exitCode = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.finishedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportAttemptRequest {
+    return {
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      attemptUid: isSet(object.attemptUid)
+        ? globalThis.String(object.attemptUid)
+        : isSet(object.attempt_uid)
+        ? globalThis.String(object.attempt_uid)
+        : "",
+      state: isSet(object.state) ? taskStateFromJSON(object.state) : 0,
+      exitCode: isSet(object.exitCode)
+        ? globalThis.Number(object.exitCode)
+        : isSet(object.exit_code)
+        ? globalThis.Number(object.exit_code)
+        : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+      finishedAtMs: isSet(object.finishedAtMs)
+        ? globalThis.Number(object.finishedAtMs)
+        : isSet(object.finished_at_ms)
+        ? globalThis.Number(object.finished_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReportAttemptRequest): unknown {
+    const obj: any = {};
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.attemptUid !== "") {
+      obj.attemptUid = message.attemptUid;
+    }
+    if (message.state !== 0) {
+      obj.state = taskStateToJSON(message.state);
+    }
+    if (message.exitCode !== 0) {
+      obj.exitCode = Math.round(message.exitCode);
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    if (message.finishedAtMs !== 0) {
+      obj.finishedAtMs = Math.round(message.finishedAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportAttemptRequest>, I>>(base?: I): ReportAttemptRequest {
+    return ReportAttemptRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportAttemptRequest>, I>>(object: I): ReportAttemptRequest {
+    const message = createBaseReportAttemptRequest();
+    message.workerId = object.workerId ?? "";
+    message.attemptUid = object.attemptUid ?? "";
+    message.state = object.state ?? 0;
+    message.exitCode = object.exitCode ?? 0;
+    message.error = object.error ?? "";
+    message.finishedAtMs = object.finishedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportAttemptResponse(): ReportAttemptResponse {
+  return {};
+}
+
+export const ReportAttemptResponse: MessageFns<ReportAttemptResponse> = {
+  encode(_: ReportAttemptResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportAttemptResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportAttemptResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ReportAttemptResponse {
+    return {};
+  },
+
+  toJSON(_: ReportAttemptResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportAttemptResponse>, I>>(base?: I): ReportAttemptResponse {
+    return ReportAttemptResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportAttemptResponse>, I>>(_: I): ReportAttemptResponse {
+    const message = createBaseReportAttemptResponse();
+    return message;
+  },
+};
+
 /** Served by the controller: job submission and status, worker registration, logs, endpoints, bundles. */
 export type ControllerServiceService = typeof ControllerServiceService;
 export const ControllerServiceService = {
@@ -5049,6 +5286,17 @@ export const ControllerServiceService = {
       Buffer.from(ControllerHealthCheckResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ControllerHealthCheckResponse => ControllerHealthCheckResponse.decode(value),
   },
+  /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
+  reportAttempt: {
+    path: "/iris.v1.ControllerService/ReportAttempt" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportAttemptRequest): Buffer => Buffer.from(ReportAttemptRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportAttemptRequest => ReportAttemptRequest.decode(value),
+    responseSerialize: (value: ReportAttemptResponse): Buffer =>
+      Buffer.from(ReportAttemptResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReportAttemptResponse => ReportAttemptResponse.decode(value),
+  },
 } as const;
 
 export interface ControllerServiceServer extends UntypedServiceImplementation {
@@ -5072,6 +5320,8 @@ export interface ControllerServiceServer extends UntypedServiceImplementation {
   fetchBundle: handleServerStreamingCall<FetchBundleRequest, BundleChunk>;
   getClusterStatus: handleUnaryCall<GetClusterStatusRequest, GetClusterStatusResponse>;
   healthCheck: handleUnaryCall<ControllerHealthCheckRequest, ControllerHealthCheckResponse>;
+  /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
+  reportAttempt: handleUnaryCall<ReportAttemptRequest, ReportAttemptResponse>;
 }
 
 export interface ControllerServiceClient extends Client {
@@ -5357,6 +5607,22 @@ export interface ControllerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ControllerHealthCheckResponse) => void,
+  ): ClientUnaryCall;
+  /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
+  reportAttempt(
+    request: ReportAttemptRequest,
+    callback: (error: ServiceError | null, response: ReportAttemptResponse) => void,
+  ): ClientUnaryCall;
+  reportAttempt(
+    request: ReportAttemptRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReportAttemptResponse) => void,
+  ): ClientUnaryCall;
+  reportAttempt(
+    request: ReportAttemptRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReportAttemptResponse) => void,
   ): ClientUnaryCall;
 }
 
