@@ -38,3 +38,22 @@ function packageRoot(): string {
 export function quickstartDataPath(): string {
   return join(packageRoot(), 'assets', 'quickstart');
 }
+
+/** Names of the tokenizers shipped in `assets/tokenizers/`, usable wherever a tokenizer location is expected. */
+export const SHIPPED_TOKENIZERS = ['marin-tiny-bpe'] as const;
+
+/**
+ * The directory of a tokenizer: a shipped tokenizer's name (`"marin-tiny-bpe"`, a 1,024-id byte-level BPE for
+ * tests and the quickstart) becomes its absolute path in this package; anything else is a location and is
+ * returned unchanged.
+ */
+export function tokenizerLocation(nameOrLocation: string): string {
+  return (SHIPPED_TOKENIZERS as readonly string[]).includes(nameOrLocation)
+    ? join(packageRoot(), 'assets', 'tokenizers', nameOrLocation)
+    : nameOrLocation;
+}
+
+/** Absolute path of the shipped multiple-choice eval task (`{ query, choices, gold }` lines about the quickstart towns). */
+export function tinyMcTaskPath(): string {
+  return join(packageRoot(), 'assets', 'eval', 'tiny_mc.jsonl');
+}

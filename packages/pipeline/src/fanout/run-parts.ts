@@ -1,5 +1,5 @@
 import { Entrypoint, ResourceConfig, currentClient, sanitizeJobName } from '@marin/fray';
-import type { JobHandle, JsonValue, ResourceOptions } from '@marin/fray';
+import type { JsonValue, ResourceOptions } from '@marin/fray';
 import pLimit from 'p-limit';
 
 /** One unit of a step's work: a name (unique within the step) and the JSON arguments of its worker function. */
@@ -39,45 +39,55 @@ export interface RunPartsOptions<TArgs extends JsonValue> {
  * `currentClient()` when `resources` is given. Each part must be idempotent and write its output
  * atomically, so a rerun (or a retried job) resumes where the last run stopped.
  *
- * @throws the first part's error in-process; `JobFailed` (FRAY_JOB_FAILED) for the first failed job, after
- *   stopping the others
+ * When a part fails, parts not yet started are dropped and parts in flight are let finish (their output
+ * is kept for the rerun); then the first failure is thrown.
+ *
+ * @throws the first part's error in-process; `JobFailed` (FRAY_JOB_FAILED) for the first failed job
  */
 export async function runParts<TArgs extends JsonValue>(options: RunPartsOptions<TArgs>): Promise<void> {
-  const { parts, run, signal } = options;
+  const { parts, signal } = options;
   if (parts.length === 0) return;
   const limit = pLimit(Math.max(1, options.maxParallelism));
   const resources = options.resources ?? null;
-  if (resources === null) {
-    await Promise.all(parts.map((part) => limit(() => (signal.aborted ? Promise.reject(signal.reason) : run(part.args, signal)))));
-    return;
-  }
+  const runOne = resources === null ? (part: PartSpec<TArgs>) => options.run(part.args, signal) : jobRunner(options, resources);
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    parts.map((part) =>
+      limit(async () => {
+        if (failure !== null) return;
+        try {
+          signal.throwIfAborted();
+          await runOne(part);
+        } catch (error) {
+          // Queued parts never start; parts in flight finish, so their work is kept for the rerun.
+          failure ??= { error };
+          limit.clearQueue();
+        }
+      }),
+    ),
+  );
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+/** Runs a part as a Fray job calling the part's export of `@marin/pipeline`; aborting `signal` terminates it. */
+function jobRunner<TArgs extends JsonValue>(
+  options: RunPartsOptions<TArgs>,
+  resources: ResourceConfig | ResourceOptions,
+): (part: PartSpec<TArgs>) => Promise<void> {
   const config = resources instanceof ResourceConfig ? resources : new ResourceConfig(resources);
   const client = currentClient();
-  const jobs: JobHandle[] = [];
-  const stopAll = (): Promise<unknown> => Promise.allSettled(jobs.map((job) => job.terminate()));
-  const onAbort = (): void => void stopAll();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await Promise.all(
-      parts.map((part) =>
-        limit(async () => {
-          signal.throwIfAborted();
-          const job = await client.submit({
-            name: sanitizeJobName(`${options.jobNamePrefix}-${part.name}`),
-            entrypoint: Entrypoint.fromModule({ module: '@marin/pipeline', exportName: options.exportName, args: part.args }),
-            resources: config,
-          });
-          jobs.push(job);
-          await job.wait();
-        }),
-      ),
-    );
-  } catch (e) {
-    // One part failed: the others' work is wasted until a rerun, so stop them rather than let them hold the cluster.
-    limit.clearQueue();
-    await stopAll();
-    throw e;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  return async (part) => {
+    const job = await client.submit({
+      name: sanitizeJobName(`${options.jobNamePrefix}-${part.name}`),
+      entrypoint: Entrypoint.fromModule({ module: '@marin/pipeline', exportName: options.exportName, args: part.args }),
+      resources: config,
+    });
+    const stop = (): void => void job.terminate();
+    options.signal.addEventListener('abort', stop, { once: true });
+    try {
+      await job.wait();
+    } finally {
+      options.signal.removeEventListener('abort', stop);
+    }
+  };
 }
