@@ -57,3 +57,11 @@ export function tokenizerLocation(nameOrLocation: string): string {
 export function tinyMcTaskPath(): string {
   return join(packageRoot(), 'assets', 'eval', 'tiny_mc.jsonl');
 }
+
+/**
+ * Absolute path of the pipeline's Python requirements lock (Levanter with JAX on CPU, lm-eval, exact pins): the
+ * environment train and eval jobs run in, built once per machine by `ensurePythonEnv` from `@marin/rigging`.
+ */
+export function levanterLockPath(): string {
+  return join(packageRoot(), 'python', 'levanter.lock');
+}

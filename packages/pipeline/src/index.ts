@@ -10,7 +10,7 @@ export { runParts } from './fanout/run-parts.js';
 export type { PartSpec, RunPartsOptions } from './fanout/run-parts.js';
 export { readJsonlRecords } from './documents/jsonl-records.js';
 export type { JsonlRecord } from './documents/jsonl-records.js';
-export { SHIPPED_TOKENIZERS, quickstartDataPath, tinyMcTaskPath, tokenizerLocation } from './assets.js';
+export { SHIPPED_TOKENIZERS, levanterLockPath, quickstartDataPath, tinyMcTaskPath, tokenizerLocation } from './assets.js';
 export { defaultTransform } from './steps/transform/default-transform.js';
 export type { DefaultTransformConfig, DefaultTransformOptions } from './steps/transform/default-transform.js';
 export { MarkdownConfigSchema, createHtmlToMarkdown, parseMarkdownConfig } from './steps/transform/html-to-markdown.js';
