@@ -47,3 +47,7 @@ export { TokenizeConfigSchema, parseTokenizeConfig } from './steps/tokenize/toke
 export type { TokenizeConfig, TokenizeConfigInput } from './steps/tokenize/tokenize-config.js';
 export { tokenizePart } from './steps/tokenize/tokenize-part.js';
 export type { TokenizePartArgs } from './steps/tokenize/tokenize-part.js';
+export { LevanterTokenizerOptionsSchema, loadLevanterTokenizer } from './tokenizer/levanter-tokenizer.js';
+export type { LevanterPreprocessorMetadata, LevanterTokenizer, LevanterTokenizerConfig, LevanterTokenizerOptions } from './tokenizer/levanter-tokenizer.js';
+export { MAX_HOMOGENEOUS_RUN_CHARS, safeSplitForTokenizer } from './tokenizer/safe-split.js';
+export { LONG_STRING_WORKAROUND, splitLongString } from './tokenizer/long-string-split.js';
