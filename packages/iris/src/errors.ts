@@ -74,10 +74,19 @@ export class IrisError extends CodedError<IrisErrorCode> {
     return IrisError.is(e) && e.code === code;
   }
 
-  /** Wraps whatever a boundary caught: an IrisError passes through, a gRPC error is decoded, anything else is `IRIS_INTERNAL`. */
+  /**
+   * Wraps whatever a boundary caught: an IrisError passes through, a gRPC error is decoded, a full
+   * disk is `IRIS_INSUFFICIENT_RESOURCES`, an unavailable filesystem `IRIS_UNAVAILABLE`, and anything
+   * else (a bug) is `IRIS_INTERNAL`.
+   */
   static from(e: unknown): IrisError {
     if (IrisError.is(e)) return e;
     if (isServiceError(e)) return irisErrorFromServiceError(e);
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && RESOURCE_ERRNOS.has(code)) {
+      return new IrisError('IRIS_INSUFFICIENT_RESOURCES', `out of storage (${code}); free some disk space and retry`, { cause: e });
+    }
+    if (typeof code === 'string' && (UNAVAILABLE_ERRNOS.has(code) || code.startsWith('SQLITE_IOERR'))) return new IrisError('IRIS_UNAVAILABLE', `storage unavailable (${code})`, { cause: e });
     return new IrisError('IRIS_INTERNAL', e instanceof Error ? e.message : String(e), { cause: e });
   }
 }
@@ -86,9 +95,14 @@ function isServiceError(e: unknown): e is ServiceError {
   return e instanceof Error && typeof (e as Partial<ServiceError>).code === 'number' && 'metadata' in e;
 }
 
+/** Errno (and SQLite) codes of a full disk or quota. */
+const RESOURCE_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL']);
+/** Errno codes of storage that is there but cannot be used right now. */
+const UNAVAILABLE_ERRNOS = new Set(['EROFS', 'EIO', 'EMFILE', 'ENFILE', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_READONLY']);
+
 /** The gRPC status and trailing metadata a server sends for `e` (any thrown value). */
 export function grpcStatusOfError(e: unknown): { code: status; details: string; metadata: Metadata } {
-  const err = IrisError.is(e) ? e : new IrisError('IRIS_INTERNAL', e instanceof Error ? e.message : String(e), { cause: e });
+  const err = IrisError.from(e);
   const metadata = new Metadata();
   metadata.set(IRIS_ERROR_CODE_METADATA_KEY, err.code);
   return { code: IRIS_ERROR_GRPC_STATUS[err.code], details: err.message, metadata };

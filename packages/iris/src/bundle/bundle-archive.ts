@@ -21,14 +21,25 @@ export async function packBundleArchive(root: string, paths: readonly string[]):
 /**
  * Reads the file list of a bundle archive from memory (content hashes included) without writing
  * anything, so a receiver can check an archive against the id it was promised.
- * @throws {IrisError} IRIS_INVALID_ARGUMENT if the bytes are not a readable archive or hold an unsafe path
+ * @throws {IrisError} IRIS_INVALID_ARGUMENT if the bytes are not a readable archive, hold an unsafe path or
+ *   an entry that is not a regular file
  */
 export async function readBundleArchive(archive: Buffer): Promise<BundleFile[]> {
   const files: BundleFile[] = [];
   const pending: Promise<void>[] = [];
+  let refused: IrisError | undefined;
+  let warning: unknown;
   const parser = new Parser({
+    // Bytes that are not a tar archive parse as no entries plus warnings; they are not a bundle.
+    strict: true,
+    onwarn: (_code: string, message: string | Error) => {
+      warning ??= message;
+    },
     onReadEntry: (entry: ReadEntry) => {
       if (entry.type !== 'File' && entry.type !== 'OldFile') {
+        // Bundles hold regular files only. Any other entry (a symlink, a hard link, a directory, a
+        // device) would be extracted without being covered by the id, so the archive is refused.
+        refused ??= new IrisError('IRIS_INVALID_ARGUMENT', `bundle archive holds a ${entry.type} entry "${entry.path}" that its id does not cover`);
         entry.resume();
         return;
       }
@@ -51,6 +62,8 @@ export async function readBundleArchive(archive: Buffer): Promise<BundleFile[]> 
   try {
     await pipeline(Readable.from([archive]), parser);
     await Promise.all(pending);
+    if (refused !== undefined) throw refused;
+    if (warning !== undefined) throw warning;
   } catch (e) {
     if (IrisError.is(e)) throw e;
     throw new IrisError('IRIS_INVALID_ARGUMENT', 'bundle archive is not a readable gzip tar', { cause: e });

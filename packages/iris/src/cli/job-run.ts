@@ -50,7 +50,7 @@ export function jobRunSpec(flags: JobRunFlags, command: readonly string[], env: 
       disk: flags.disk,
       ...(tpu ? { device: { kind: 'tpu' as const, variant: tpu.name } } : gpu ? { device: { kind: 'gpu' as const, ...gpu } } : {}),
     },
-    replicas: flags.replicas === undefined ? 0 : parseNumberFlag('--replicas', flags.replicas, true),
+    ...(flags.replicas === undefined ? {} : { replicas: parseNumberFlag('--replicas', flags.replicas, true) }),
     maxRetriesFailure: parseNumberFlag('--max-retries', flags.maxRetries, true),
     timeoutMs: Math.round(parseNumberFlag('--timeout', flags.timeout) * 1000),
     env: parseEnvFlags(flags.env, env),

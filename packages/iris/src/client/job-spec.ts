@@ -46,8 +46,8 @@ export const JobSpecSchema = z
         device: DeviceSchema.optional(),
       })
       .optional(),
-    /** @default 1 (TPU multi-VM variants: vm_count) */
-    replicas: z.number().int().optional(),
+    /** At least 1. @default 1 (TPU multi-VM variants: vm_count) */
+    replicas: z.number().int().min(1, { message: 'replicas must be >= 1' }).optional(),
     constraints: z.array(ConstraintSchema).optional(),
     coscheduling: z.object({ groupBy: z.string().min(1), tasksPerGroup: z.number().int().nonnegative().default(0) }).optional(),
     env: z.record(z.string(), z.string()).optional(),

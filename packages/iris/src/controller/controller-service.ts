@@ -28,16 +28,47 @@ export interface ControllerServiceDeps {
   readonly isClosing: () => boolean;
 }
 
-function guard(deps: ControllerServiceDeps, metadata: ServerUnaryCall<unknown, unknown>['metadata']): void {
+const MALFORMED = Symbol('malformed request');
+
+/**
+ * The service definition with request decoding that never throws: grpc-js answers a request it
+ * cannot decode with INTERNAL, but a malformed request is the caller's error (INVALID_ARGUMENT),
+ * so the decode error travels to the handler as a marker instead.
+ */
+export function withMalformedRequests<TDefinition extends Record<string, { requestDeserialize: (bytes: Buffer) => unknown }>>(definition: TDefinition): TDefinition {
+  const out: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    out[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch (e) {
+          return { [MALFORMED]: e };
+        }
+      },
+    };
+  }
+  return out as TDefinition;
+}
+
+function rejectMalformed(request: unknown): void {
+  if (typeof request === 'object' && request !== null && MALFORMED in request) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', 'malformed request: the message does not decode', { cause: (request as { [MALFORMED]: unknown })[MALFORMED] });
+  }
+}
+
+function guard(deps: ControllerServiceDeps, metadata: ServerUnaryCall<unknown, unknown>['metadata'], request?: unknown): void {
   if (deps.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
   if (!bearerTokenMatches(metadata, deps.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token');
+  rejectMalformed(request);
 }
 
 function unary<TReq, TRes>(deps: ControllerServiceDeps, fn: (req: TReq) => TRes | Promise<TRes>) {
   return (call: ServerUnaryCall<TReq, TRes>, callback: sendUnaryData<TRes>) => {
     Promise.resolve()
       .then(() => {
-        guard(deps, call.metadata);
+        guard(deps, call.metadata, call.request);
         return fn(call.request);
       })
       .then(
@@ -52,6 +83,10 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
   const { state } = deps;
   return {
     launchJob: unary(deps, (req) => {
+      // An unknown bundle would fail every attempt; say so now, while the caller is listening.
+      if (req.bundleId !== '' && !deps.bundles.has(req.bundleId)) {
+        throw new IrisError('IRIS_NOT_FOUND', `bundle "${req.bundleId}" not found; upload it first (HasBundle/UploadBundle)`);
+      }
       const jobId = state.launchJob(req);
       deps.wake();
       return { jobId };
@@ -126,7 +161,7 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
   const q = call.request;
   let unsubscribe = () => {};
   try {
-    guard(deps, call.metadata);
+    guard(deps, call.metadata, q);
     const jobId = q.taskId !== '' ? parseTaskId(q.taskId).jobId : q.jobId;
     const includeChildren = q.taskId === '' && (q.includeChildren ?? true);
     if (!state.store.job(jobId)) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
@@ -184,6 +219,12 @@ function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<Bu
   }
   call.on('data', (chunk: BundleChunk) => {
     if (failed) return;
+    try {
+      rejectMalformed(chunk);
+    } catch (e) {
+      failed = e;
+      return;
+    }
     if (bundleId === '') bundleId = chunk.bundleId;
     size += chunk.data.length;
     if (size > MAX_UPLOAD_BYTES) failed = new IrisError('IRIS_INVALID_ARGUMENT', `bundle "${bundleId}" exceeds ${MAX_UPLOAD_BYTES} bytes`);
@@ -204,7 +245,7 @@ async function fetchBundle(deps: ControllerServiceDeps, call: ServerWritableStre
   call.on('error', () => (gone = true));
   call.on('cancelled', () => (gone = true));
   try {
-    guard(deps, call.metadata);
+    guard(deps, call.metadata, call.request);
     const archive = await deps.bundles.get(call.request.bundleId, deps.state.now());
     for (let off = 0; off < archive.length || off === 0; off += BUNDLE_CHUNK_BYTES) {
       const data = archive.subarray(off, off + BUNDLE_CHUNK_BYTES);

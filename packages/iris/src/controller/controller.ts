@@ -7,7 +7,7 @@ import { IrisError } from '../errors.js';
 import { ControllerServiceService } from '../gen/iris/v1/controller.js';
 import { BundleStore } from './bundle-store.js';
 import { ControlLoop } from './control-loop.js';
-import { createControllerService } from './controller-service.js';
+import { createControllerService, withMalformedRequests } from './controller-service.js';
 import { ControllerState } from './controller-state.js';
 import { openControllerDatabase } from './database.js';
 import type { ControllerDatabase } from './database.js';
@@ -125,7 +125,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const startedAtMs = Date.now();
   const server = new Server();
   server.addService(
-    ControllerServiceService,
+    withMalformedRequests(ControllerServiceService),
     createControllerService({
       state,
       bundles: new BundleStore(db, bundleDir),

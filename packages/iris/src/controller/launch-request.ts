@@ -11,20 +11,23 @@ const MAX_ENV_VALUE_BYTES = 128 * 1024;
 const MAX_PYTHON_LOCK_BYTES = 1024 * 1024;
 const PYTHON_VERSION_RE = /^(\d+(\.\d+){0,2})?$/;
 const nonNegative = (field: string) => z.number().int().nonnegative({ message: `${field} must be >= 0` });
+// int64 fields arrive as JS numbers; past 2^53 they are no longer exact, so they are out of range.
+const bytesOrMs = (field: string) => nonNegative(field).max(Number.MAX_SAFE_INTEGER, { message: `${field} is out of range (max ${Number.MAX_SAFE_INTEGER})` });
 
 const RequestSchema = z.object({
   name: z.string().min(1, { message: 'name must not be empty' }),
   resources: z.object({
     cpuMillicores: nonNegative('resources.cpu_millicores'),
-    memoryBytes: nonNegative('resources.memory_bytes'),
-    diskBytes: nonNegative('resources.disk_bytes'),
+    memoryBytes: bytesOrMs('resources.memory_bytes'),
+    diskBytes: bytesOrMs('resources.disk_bytes'),
   }),
-  replicas: z.number().int(),
+  // 0 is proto3's "unset" and means 1; a negative count is a mistake, not a request for one task.
+  replicas: z.number().int().nonnegative({ message: 'replicas must be >= 1 (0 on the wire means 1)' }),
   maxTaskFailures: nonNegative('max_task_failures'),
   maxRetriesFailure: nonNegative('max_retries_failure'),
   maxRetriesPreemption: nonNegative('max_retries_preemption').optional(),
-  timeoutMs: nonNegative('timeout_ms'),
-  schedulingTimeoutMs: nonNegative('scheduling_timeout_ms'),
+  timeoutMs: bytesOrMs('timeout_ms'),
+  schedulingTimeoutMs: bytesOrMs('scheduling_timeout_ms'),
   existingJobPolicy: z.number().int().min(0).max(3, { message: 'existing_job_policy is not a known value' }),
   preemptionPolicy: z.number().int().min(0).max(2, { message: 'preemption_policy is not a known value' }),
   ports: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'ports: a port name must be 1-64 of [A-Za-z0-9_-]' })),
@@ -52,8 +55,13 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
   parseJobName(req.name, 'name');
   const argv = req.entrypoint?.run?.argv ?? [];
   if (argv.length === 0 || argv[0] === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'entrypoint.run.argv must name a command');
+  // No process can be started with a NUL byte in its argv or env: fail the submit, not 100 attempts.
+  argv.forEach((arg, i) => rejectNul(arg, `entrypoint.run.argv[${i}]`));
+  (req.entrypoint?.setupCommands ?? []).forEach((c, i) => c.argv.forEach((arg, j) => rejectNul(arg, `entrypoint.setup_commands[${i}].argv[${j}]`)));
+  for (const path of Object.keys(req.entrypoint?.workdirFiles ?? {})) validateWorkdirPath(path);
   for (const [key, value] of Object.entries(req.environment?.envVars ?? {})) {
-    if (key === '' || key.includes('=')) throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: invalid key "${key}"`);
+    if (key === '' || key.includes('=') || key.includes('\0')) throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: invalid key "${key}"`);
+    rejectNul(value, `environment.env_vars["${key}"]`);
     if (key.toUpperCase().startsWith('IRIS_')) {
       throw new IrisError('IRIS_INVALID_ARGUMENT', `environment.env_vars: key "${key}" is reserved (IRIS_* keys are set by iris)`);
     }
@@ -81,6 +89,20 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
   req.constraints.forEach((c, i) => validateConstraint(c, `constraints[${i}]`));
   if (req.coscheduling && req.coscheduling.tasksPerGroup < 0) {
     throw new IrisError('IRIS_INVALID_ARGUMENT', 'coscheduling.tasks_per_group must be >= 0');
+  }
+}
+
+function rejectNul(value: string, field: string): void {
+  if (value.includes('\0')) throw new IrisError('IRIS_INVALID_ARGUMENT', `${field} contains a NUL byte`);
+}
+
+/** A workdir file path must stay inside the workdir: relative, no `..`, no empty or `.` components. */
+function validateWorkdirPath(path: string): void {
+  const field = `entrypoint.workdir_files["${path}"]`;
+  rejectNul(path, field);
+  const parts = path.split('/');
+  if (path.startsWith('/') || path.includes('\\') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', `${field}: the path must be relative to the workdir, with no "..", "." or empty components`);
   }
 }
 

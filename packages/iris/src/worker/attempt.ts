@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BundleCache } from '../bundle/bundle-cache.js';
 import type { EnvironmentCache } from '../bundle/environment-cache.js';
+import { IrisError } from '../errors.js';
 import { Constraint, StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { RunTaskRequest } from '../gen/iris/v1/types.js';
 import type { AttemptObservation } from '../gen/iris/v1/worker.js';
@@ -272,7 +273,11 @@ export class Attempt implements ReconcilableAttempt {
         try {
           lease = await this.#ctx.bundles.acquire(this.spec.bundleId);
         } catch (e) {
-          await this.#finish('WORKER_FAILED', 0, `cannot fetch bundle "${this.spec.bundleId}": ${(e as Error).message}`);
+          // An unknown bundle or an archive that does not verify is the job's fault and fails it at
+          // once; an unreachable controller or a full disk is the worker's and is retried elsewhere.
+          const jobFault = IrisError.hasCode(e, 'IRIS_NOT_FOUND') || IrisError.hasCode(e, 'IRIS_INVALID_ARGUMENT');
+          const reason = IrisError.hasCode(e, 'IRIS_NOT_FOUND') ? 'the controller does not have it' : (e as Error).message;
+          await this.#finish(jobFault ? 'FAILED' : 'WORKER_FAILED', jobFault ? 1 : 0, `cannot fetch bundle "${this.spec.bundleId}": ${reason}`);
           return 'ended';
         }
         this.#system(`[iris] bundle ${this.spec.bundleId} ${lease.hit ? 'served from cache' : 'downloaded'}`);
