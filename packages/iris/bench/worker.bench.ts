@@ -5,6 +5,7 @@
  *
  * Run alone: `node --conditions=@marin/source --import tsx bench/worker.bench.ts`
  */
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,34 @@ async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {
 
 function line(name: string, figure: string): void {
   process.stdout.write(`${name.padEnd(58)} ${figure}\n`);
+}
+
+/** The same command spawned directly (no supervisor): the baseline the supervisor's cost is measured against. */
+async function directSpawnLatency(dir: string, argv: string[], n: number): Promise<{ startMs: number; exitMs: number }> {
+  const starts: number[] = [];
+  const exits: number[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const t0 = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise((r) => child.once('spawn', r));
+    starts.push(performance.now() - t0);
+    child.stdout.resume();
+    child.stderr.resume();
+    await new Promise((r) => child.once('close', r));
+    exits.push(performance.now() - t0);
+  }
+  return { startMs: median(starts), exitMs: median(exits) };
+}
+
+/** Spawn call to the task process existing, under its supervisor. */
+async function supervisedStartLatency(dir: string, argv: string[], n: number): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const [ms, proc] = await time(() => AttemptProcess.spawn({ argv, cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, onOutput: () => undefined }));
+    samples.push(ms);
+    await proc.exited;
+  }
+  return median(samples);
 }
 
 async function spawnLatency(dir: string, argv: string[], n: number): Promise<number> {
@@ -120,6 +149,10 @@ const dir = await mkdtemp(join(tmpdir(), 'iris-worker-bench-'));
 try {
   line('nproc', String(availableParallelism()));
   line('attempt start->exit, `true` (median of 20)', `${(await spawnLatency(dir, ['true'], 20)).toFixed(1)} ms`);
+  const direct = await directSpawnLatency(dir, ['true'], 20);
+  line('  same, spawned directly without a supervisor', `${direct.exitMs.toFixed(1)} ms`);
+  line('task start under its supervisor, `sleep 0` (median of 20)', `${(await supervisedStartLatency(dir, ['sleep', '0'], 20)).toFixed(1)} ms`);
+  line('  same, spawned directly', `${direct.startMs.toFixed(1)} ms`);
   line('attempt start->exit, `node -e 0` (median of 10)', `${(await spawnLatency(dir, [process.execPath, '-e', '0'], 10)).toFixed(1)} ms`);
   line('Reconcile dispatch -> SUCCEEDED observed, `true` (median of 10)', `${(await reconcileLatency(dir, 10)).toFixed(1)} ms`);
   line('AttemptTable.reconcile, 1,000 desired attempts', `${tableThroughput(1000, 50).toFixed(2)} ms per call`);
