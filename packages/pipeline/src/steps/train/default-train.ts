@@ -68,7 +68,7 @@ export function defaultTrain(
   trainConfig: SimpleTrainConfig,
   options: DefaultTrainOptions = {},
 ): ExecutorStep<DefaultTrainConfig> {
-  const { resources, ...rest } = trainConfig as SimpleTrainConfig & { resources?: ResourceConfig | ResourceOptions };
+  const { resources, ...rest } = trainConfig;
   const model = parseOrThrow(LevanterModelConfigSchema, modelConfig, 'model config');
   const train = parseOrThrow(SimpleTrainConfigSchema, rest, 'train config');
   const { env_vars: envVars, resources: _ignored, ...hyper } = train;

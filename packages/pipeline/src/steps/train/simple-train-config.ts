@@ -1,3 +1,4 @@
+import type { ResourceConfig, ResourceOptions } from '@marin/fray';
 import { z } from 'zod';
 
 const PositiveInt = z.number().int().positive();
@@ -55,8 +56,8 @@ export const SimpleTrainConfigSchema = z.strictObject({
   env_vars: z.record(z.string(), z.string()).default({}),
 });
 
-/** A `SimpleTrainConfig` as callers write it. */
-export type SimpleTrainConfig = z.input<typeof SimpleTrainConfigSchema>;
+/** A `SimpleTrainConfig` as callers write it; `resources` may be a `ResourceConfig`. */
+export type SimpleTrainConfig = Omit<z.input<typeof SimpleTrainConfigSchema>, 'resources'> & { resources?: ResourceConfig | ResourceOptions };
 /** A validated `SimpleTrainConfig` with defaults applied. */
 export type ResolvedSimpleTrainConfig = z.output<typeof SimpleTrainConfigSchema>;
 

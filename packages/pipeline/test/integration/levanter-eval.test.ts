@@ -1,0 +1,85 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Executor, readStatus, silentLogger } from '@marin/executor';
+import type { ExecutorStep } from '@marin/executor';
+import { createLocalClient, withClient } from '@marin/fray';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultEval } from '../../src/steps/eval/default-eval.js';
+import { evaluateLevanter } from '../../src/steps/eval/eval.js';
+import type { EvalResults } from '../../src/steps/eval/eval-results.js';
+import { defaultTrain } from '../../src/steps/train/default-train.js';
+import { llama_nano } from '../../src/steps/train/levanter-model-config.js';
+import { keepingLogger, quickstartTokenizeStep } from '../helpers/levanter-training.js';
+
+const ENV_KEYS = ['MARIN_PREFIX', 'HF_HUB_OFFLINE', 'WANDB_API_KEY'] as const;
+
+let dir: string;
+let prefix: string;
+let model: ReturnType<typeof defaultTrain>;
+const savedEnv: Record<string, string | undefined> = {};
+
+async function run(steps: ExecutorStep[]): Promise<Map<ExecutorStep, string>> {
+  const client = createLocalClient({ logger: keepingLogger() });
+  try {
+    return await withClient(client, () => new Executor({ prefix, logger: silentLogger }).run(steps, { progress: 'plain' }));
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'levanter-eval-'));
+  prefix = join(dir, 'prefix');
+  for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
+  process.env['MARIN_PREFIX'] = join(dir, 'marin');
+  process.env['HF_HUB_OFFLINE'] = '1';
+  delete process.env['WANDB_API_KEY'];
+  const tokenized = quickstartTokenizeStep(join(dir, 'marin'));
+  model = defaultTrain(
+    'quickstart',
+    tokenized,
+    { ...llama_nano, max_seq_len: 64 },
+    { train_batch_size: 8, num_train_steps: 20, learning_rate: 3e-3, steps_per_eval: 10, max_eval_batches: 4, mp: 'p=f32,c=f32' },
+    { compilationCacheDir: join(dir, 'jax-cache') },
+  );
+  await run([model]);
+}, 400_000);
+
+afterAll(async () => {
+  for (const key of ENV_KEYS) {
+    if (savedEnv[key] === undefined) delete process.env[key];
+    else process.env[key] = savedEnv[key];
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('defaultEval() with Levanter on the local Fray backend', () => {
+  it('writes bits per byte per tag and a harness accuracy of a local multiple-choice task to results.json', async () => {
+    const evals = defaultEval(model, { evals: [{ name: 'tiny_mc', num_fewshot: 0 }], maxEvalBatches: 4, compilationCacheDir: join(dir, 'jax-cache') });
+    expect(evals.name).toBe('evaluation/levanter/quickstart');
+    const started = Date.now();
+    const out = (await run([evals])).get(evals) as string;
+    const seconds = (Date.now() - started) / 1000;
+    expect(await readStatus(out)).toBe('SUCCESS');
+
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as EvalResults;
+    const validation = results.results['validation/quickstart'] ?? {};
+    expect(validation['bits_per_byte,none']).toBeGreaterThan(0);
+    expect(Number.isFinite(validation['loss,none'])).toBe(true);
+    expect(results.results['validation']?.['byte_perplexity,none']).toBeCloseTo(2 ** (results.results['validation']?.['bits_per_byte,none'] as number), 6);
+    const mc = results.results['tiny_mc'] ?? {};
+    expect(mc['acc,none']).toBeGreaterThanOrEqual(0);
+    expect(mc['acc,none']).toBeLessThanOrEqual(1);
+    expect(mc['acc_stderr,none']).toBeGreaterThan(0);
+    expect(results['n-samples']['tiny_mc']).toEqual({ original: 20, effective: 20 });
+    expect(results.model_name).toMatch(/^quickstart-[0-9a-f]{6}-step-19$/);
+    expect(results.config.model_args).toMatch(/hf\/step-19$/);
+    console.info(`eval: eval_lm and eval_harness (tiny_mc, 20 items) in ${seconds.toFixed(1)} s through the executor`);
+  }, 400_000);
+
+  it('fails with PIPELINE_INPUT_NOT_FOUND, before any job, when the model has no Hugging Face export', async () => {
+    const config = { evaluation_path: join(dir, 'eval-missing'), model_path: join(dir, 'never-trained'), model: { ...llama_nano, max_seq_len: 64 }, evals: [{ name: 'tiny_mc' }] };
+    await expect(evaluateLevanter(config, { signal: new AbortController().signal })).rejects.toMatchObject({ code: 'PIPELINE_INPUT_NOT_FOUND' });
+  });
+});
