@@ -1,0 +1,100 @@
+/**
+ * What the Fray launch adds around a Levanter run: the time from starting a run to Levanter's first
+ * log line (a `levanter.*` logger, after Python imports and JAX start), through the local Fray backend
+ * (`pythonEnv` resolution on a warm environment cache, process group, line capture) versus spawning the
+ * same command directly with the environment's interpreter. Each run is stopped at that line. The
+ * environment must already be built (`node tools/python-env/python-env.mjs packages/pipeline/python/levanter.lock`).
+ *
+ * Run: node --conditions=@marin/source --import tsx packages/pipeline/bench/levanter-launch.ts [runs]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Entrypoint, ResourceConfig, createEnvironment, createLocalClient } from '@marin/fray';
+import { ensurePythonEnv } from '@marin/rigging';
+import { levanterLockPath, levanterPythonEnv } from '../src/levanter/levanter-runtime.js';
+import { toLevanterYaml } from '../src/levanter/levanter-yaml.js';
+
+const RUNS = Number(process.argv[2] ?? 3);
+const FIRST_LINE = /levanter\.[a-z_]+/;
+
+const dir = await mkdtemp(join(tmpdir(), 'levanter-launch-'));
+const env = { JAX_PLATFORMS: 'cpu', WANDB_MODE: 'disabled', HF_HUB_OFFLINE: '1', MARIN_PREFIX: join(dir, 'marin') };
+const configPath = join(dir, 'config.yaml');
+// A complete config whose cache does not exist: Levanter starts, logs its config, then stops on the cache.
+await writeFile(
+  configPath,
+  toLevanterYaml({
+    data: { tokenizer: 'gpt2', cache_dir: null, auto_build_caches: false, components: { bench: { type: 'cached', cache_dir: join(dir, 'no-cache'), source: null } } },
+    model: { type: 'llama', max_seq_len: 64, hidden_dim: 32, intermediate_dim: 128, num_heads: 2, num_kv_heads: 2, num_layers: 2 },
+    trainer: { id: 'bench', tracker: { type: 'json_logger' }, log_dir: join(dir, 'logs'), require_accelerator: false, train_batch_size: 8, num_train_steps: 1 },
+  }),
+);
+const args = ['-m', 'levanter.main.train_lm', '--config_path', configPath];
+const python = (await ensurePythonEnv({ lockPath: levanterLockPath() })).python;
+
+async function direct(): Promise<number> {
+  const started = performance.now();
+  const child = spawn(python, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const seconds = await new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', () => reject(new Error('levanter exited before its first log line')));
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        if (FIRST_LINE.test(line)) resolve((performance.now() - started) / 1000);
+      });
+    }
+  });
+  child.removeAllListeners('close');
+  process.kill(-(child.pid as number), 'SIGKILL');
+  return seconds;
+}
+
+async function viaFray(): Promise<number> {
+  let resolveFirst: (s: number) => void = () => undefined;
+  const first = new Promise<number>((resolve) => (resolveFirst = resolve));
+  let started = 0;
+  const client = createLocalClient({
+    killGraceMs: 0,
+    logger: {
+      info: (line) => {
+        if (!line.includes('[python-env]') && FIRST_LINE.test(line)) resolveFirst((performance.now() - started) / 1000);
+      },
+      warn: () => undefined,
+    },
+  });
+  started = performance.now();
+  const job = await client.submit({
+    name: `levanter-launch-${Date.now()}`,
+    entrypoint: Entrypoint.fromBinary('python', args),
+    resources: new ResourceConfig(),
+    environment: createEnvironment({ envVars: env }),
+    pythonEnv: levanterPythonEnv(),
+  });
+  const seconds = await first;
+  await job.terminate();
+  await client.close();
+  return seconds;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const directTimes: number[] = [];
+const frayTimes: number[] = [];
+try {
+  await direct(); // warms the OS file cache of the environment, so neither side pays for it
+  for (let i = 0; i < RUNS; i += 1) {
+    directTimes.push(await direct());
+    frayTimes.push(await viaFray());
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+const fmt = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ');
+process.stdout.write(
+  `levanter-launch: start to Levanter's first log line over ${RUNS} runs (warm environment):\n` +
+    `  direct spawn   median ${median(directTimes).toFixed(2)} s  [${fmt(directTimes)}]\n` +
+    `  Fray local job median ${median(frayTimes).toFixed(2)} s  [${fmt(frayTimes)}]\n` +
+    `  Fray overhead  ${((median(frayTimes) - median(directTimes)) * 1000).toFixed(0)} ms (median difference)\n`,
+);
