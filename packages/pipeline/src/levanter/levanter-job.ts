@@ -90,9 +90,9 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
   }
   const envError = pythonEnvError(failure);
   if (envError !== null) {
-    throw new PipelineError('PIPELINE_JOB_FAILED', `cannot build the Levanter Python environment for the ${what} job: ${envError}`, {
+    throw new PipelineError('PIPELINE_JOB_FAILED', `cannot build the Python environment of "${options.pythonEnv.name}" for the Levanter ${what} job: ${envError}`, {
       cause: failure,
-      details: { ...details, stage: 'python-env', errorLine: envError },
+      details: { ...details, stage: 'python-env', lock: options.pythonEnv.name, errorLine: envError },
     });
   }
   const errorLine = lastErrorLine(lines) ?? 'the job printed nothing';

@@ -4,6 +4,7 @@ import { PythonEnvSpec } from '@marin/fray';
 import type { DeviceSpec } from '@marin/fray';
 import { localPathOf, schemeOf } from '@marin/rigging';
 import { quickstartDataPath } from '../assets.js';
+import { PipelineError } from '../errors.js';
 
 /** The package's `assets/` directory (shipped tokenizers, eval tasks, quickstart data). */
 function assetsDir(): string {
@@ -16,11 +17,21 @@ export function levanterLockPath(): string {
 }
 
 /**
- * The Python environment Levanter jobs run in: the package's checked-in lock, which the Fray backend
- * (local, or the Iris worker) builds once per lock hash and activates for the job.
+ * The Python environment Levanter jobs run in: a requirements lock (by default the package's checked-in
+ * one), which the Fray backend (local, or the Iris worker) builds once per lock hash and activates for the job.
+ *
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID when the lock cannot be read or is not a lock of exact pins
  */
-export function levanterPythonEnv(): PythonEnvSpec {
-  return PythonEnvSpec.fromLockFile(levanterLockPath(), { name: 'levanter.lock', pythonVersion: '3.11' });
+export function levanterPythonEnv(lockPath: string | null = null): PythonEnvSpec {
+  const path = lockPath ?? levanterLockPath();
+  try {
+    return PythonEnvSpec.fromLockFile(path, { pythonVersion: '3.11' });
+  } catch (cause) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', `cannot use "${path}" as the Levanter Python lock; give a requirements lock of exact name==version pins`, {
+      cause,
+      details: { field: 'python_lock', path },
+    });
+  }
 }
 
 /**

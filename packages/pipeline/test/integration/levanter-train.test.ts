@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Executor, readStatus, silentLogger } from '@marin/executor';
 import type { ExecutorStep } from '@marin/executor';
-import { createLocalClient, withClient } from '@marin/fray';
+import { ResourceConfig, createLocalClient, withClient } from '@marin/fray';
 import type { Client } from '@marin/fray';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineError } from '../../src/errors.js';
@@ -54,10 +54,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function train(name: string, overrides: Partial<SimpleTrainConfig> = {}, model: object = MODEL): ExecutorStep {
+function train(name: string, overrides: Partial<SimpleTrainConfig> = {}, model: object = MODEL, pythonLock: string | null = null): ExecutorStep {
   return defaultTrain(name, tokenized, model as typeof MODEL, { ...TRAIN, ...overrides }, {
     overrideOutputPath: join(prefix, 'checkpoints', name),
     compilationCacheDir: join(dir, 'jax-cache'),
+    pythonLock,
   });
 }
 
@@ -174,4 +175,28 @@ print("LOADED", type(model).__name__, logits.shape[-1], bool(np.isfinite(logits)
     expect(client.jobs).toHaveLength(0);
     expect(await readStatus(join(prefix, 'checkpoints', 'no-cache'))).toBe('FAILED');
   }, 60_000);
+
+  it('fails with PIPELINE_JOB_FAILED naming the lock when the Python environment cannot be installed', async () => {
+    const lock = join(dir, 'broken.lock');
+    await writeFile(lock, 'marin-pipeline-no-such-package==0.0.1\n');
+    const out = join(prefix, 'checkpoints', 'broken-lock');
+    let failure: unknown = null;
+    await run(train('broken-lock', {}, MODEL, lock), createLocalClient({ logger: keepingLogger(), pythonEnvCacheDir: join(dir, 'python-envs') })).catch((e: unknown) => {
+      failure = e;
+    });
+    expect(pipelineErrorOf(failure)).toMatchObject({ code: 'PIPELINE_JOB_FAILED', details: { stage: 'python-env', lock: 'broken.lock' } });
+    expect(await readStatus(out)).toBe('FAILED');
+    expect(existsSync(join(out, 'levanter_config.yaml'))).toBe(true);
+  }, 300_000);
+
+  it('fails with Levanter\'s "no accelerator" error when TPU resources run on the local backend', async () => {
+    let failure: unknown = null;
+    await run(train('tpu-on-cpu', { resources: ResourceConfig.withTpu('v4-8') })).catch((e: unknown) => {
+      failure = e;
+    });
+    const error = pipelineErrorOf(failure);
+    expect(error).toMatchObject({ code: 'PIPELINE_JOB_FAILED', details: { stage: 'levanter' } });
+    expect(String(error?.details['errorLine'])).toMatch(/accelerator/i);
+    expect(await readStatus(join(prefix, 'checkpoints', 'tpu-on-cpu'))).toBe('FAILED');
+  }, 300_000);
 });

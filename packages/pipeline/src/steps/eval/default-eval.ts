@@ -28,6 +28,8 @@ export interface DefaultEvalOptions {
   compilationCacheDir?: string | null;
   /** Pin the output path (never changes the hash). @default null */
   overrideOutputPath?: string | null;
+  /** The requirements lock of the jobs' Python environment; not versioned. @default the train step's */
+  pythonLock?: string | null;
 }
 
 /** The config `defaultEval` builds; the step resolves it to an `EvalStepConfig`. */
@@ -46,6 +48,7 @@ export interface DefaultEvalConfig {
   resources: ResourceOptions | null;
   env_vars: Record<string, string>;
   compilation_cache_dir: string | null;
+  python_lock: string | null;
 }
 
 /**
@@ -98,6 +101,7 @@ export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options
       resources: resources === null ? null : (resources instanceof ResourceConfig ? resources : new ResourceConfig(resources)).toOptions(),
       env_vars: options.envVars ?? {},
       compilation_cache_dir: options.compilationCacheDir ?? null,
+      python_lock: options.pythonLock ?? train.python_lock ?? null,
     },
   });
 }

@@ -43,6 +43,8 @@ export const EvalStepConfigSchema = z.strictObject({
   resources: z.record(z.string(), z.unknown()).nullable().default(null),
   env_vars: z.record(z.string(), z.string()).default({}),
   compilation_cache_dir: z.string().min(1).nullable().default(null),
+  /** The requirements lock of the jobs' Python environment. @default null (the package's `python/levanter.lock`) */
+  python_lock: z.string().min(1).nullable().default(null),
 });
 
 /** The resolved, validated config of the eval step. */

@@ -1,5 +1,5 @@
 import { ResourceConfig } from '@marin/fray';
-import type { ResourceOptions } from '@marin/fray';
+import type { PythonEnvSpec, ResourceOptions } from '@marin/fray';
 import type { StepContext } from '@marin/executor';
 import { atomicWrite, exists, prefixJoin, readText } from '@marin/rigging';
 import { readFinishedLedger } from '../../cache/cache-ledger.js';
@@ -27,6 +27,7 @@ interface EvalJobContext {
   modelDir: string;
   resources: ResourceConfig;
   runtime: LevanterRuntime;
+  pythonEnv: PythonEnvSpec;
   signal: AbortSignal;
 }
 
@@ -46,7 +47,14 @@ export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext
   const config = parseEvalStepConfig(rawConfig);
   const modelDir = await resolveHfModel(config.model_path, config.discover_latest_checkpoint);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
-  const job: EvalJobContext = { config, modelDir, resources, runtime: levanterRuntime(resources.device, config.env_vars), signal: ctx.signal };
+  const job: EvalJobContext = {
+    config,
+    modelDir,
+    resources,
+    runtime: levanterRuntime(resources.device, config.env_vars),
+    pythonEnv: levanterPythonEnv(config.python_lock),
+    signal: ctx.signal,
+  };
 
   const hasValidation = config.cache_path !== null && (await exists(prefixJoin(config.cache_path, 'validation/shard_ledger.json')));
   if (hasValidation) await readFinishedLedger(prefixJoin(config.cache_path as string, 'validation'));
@@ -132,7 +140,7 @@ async function runEvalLm(job: EvalJobContext): Promise<Record<string, unknown>> 
     args: ['-m', 'levanter.main.eval_lm', '--config_path', levanterPath(configPath)],
     resources: job.resources,
     envVars: job.runtime.envVars,
-    pythonEnv: levanterPythonEnv(),
+    pythonEnv: job.pythonEnv,
     signal: job.signal,
     configPath,
     logPath: prefixJoin(out, 'logs/eval_lm-job.log'),
@@ -185,7 +193,7 @@ async function runHarness(job: EvalJobContext): Promise<HarnessOutput> {
     args: ['-c', HARNESS_RUNNER, levanterPath(resultsUrl), '--config_path', levanterPath(configPath)],
     resources: job.resources,
     envVars: job.runtime.envVars,
-    pythonEnv: levanterPythonEnv(),
+    pythonEnv: job.pythonEnv,
     signal: job.signal,
     configPath,
     logPath: prefixJoin(out, 'logs/eval_harness-job.log'),

@@ -30,6 +30,8 @@ export interface DefaultTrainOptions {
   wandbProject?: string;
   /** JAX's persistent compilation cache, shared by runs (a local path or bucket URL); not versioned. @default null (off) */
   compilationCacheDir?: string | null;
+  /** The requirements lock of the job's Python environment; not versioned. @default the package's `python/levanter.lock` */
+  pythonLock?: string | null;
 }
 
 /** The config `defaultTrain` builds; the step resolves it to a `TrainStepConfig`. */
@@ -45,6 +47,7 @@ export interface DefaultTrainConfig {
   env_vars: Record<string, string>;
   wandb_project: string;
   compilation_cache_dir: string | null;
+  python_lock: string | null;
 }
 
 /**
@@ -94,6 +97,7 @@ export function defaultTrain(
       env_vars: envVars,
       wandb_project: options.wandbProject ?? 'marin',
       compilation_cache_dir: options.compilationCacheDir ?? null,
+      python_lock: options.pythonLock ?? null,
     },
   });
 }

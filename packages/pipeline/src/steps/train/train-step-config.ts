@@ -25,6 +25,8 @@ export const TrainStepConfigSchema = z.strictObject({
   env_vars: z.record(z.string(), z.string()).default({}),
   /** W&B project, used when a W&B key is present. @default "marin" */
   wandb_project: z.string().min(1).default('marin'),
+  /** The requirements lock of the job's Python environment. @default null (the package's `python/levanter.lock`) */
+  python_lock: z.string().min(1).nullable().default(null),
   /** JAX's persistent compilation cache (a local path or bucket URL); `null` turns it off. @default null */
   compilation_cache_dir: z.string().min(1).nullable().default(null),
 });

@@ -34,6 +34,7 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
   const hasValidation = await checkCache(config.cache_path);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
   const runtime = levanterRuntime(resources.device, config.env_vars);
+  const pythonEnv = levanterPythonEnv(config.python_lock);
   const out = config.output_path;
   const runId = basename(out);
   const layout = trainLayout(out);
@@ -60,7 +61,7 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
     args: ['-m', 'levanter.main.train_lm', '--config_path', levanterLayout.configPath],
     resources,
     envVars: runtime.envVars,
-    pythonEnv: levanterPythonEnv(),
+    pythonEnv,
     signal: ctx.signal,
     configPath: layout.configPath,
     logPath: prefixJoin(layout.logsPath, `train_lm-${timestamp()}.log`),
