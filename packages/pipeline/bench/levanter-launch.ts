@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Entrypoint, ResourceConfig, createEnvironment, createLocalClient } from '@marin/fray';
 import { ensurePythonEnv } from '@marin/rigging';
-import { levanterLockPath, levanterPythonEnv } from '../src/levanter/levanter-runtime.js';
+import { levanterLockPath } from '../src/assets.js';
+import { levanterPythonEnv } from '../src/levanter/levanter-runtime.js';
 import { toLevanterYaml } from '../src/levanter/levanter-yaml.js';
 
 const RUNS = Number(process.argv[2] ?? 3);

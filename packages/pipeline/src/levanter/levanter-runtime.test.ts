@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { levanterLockPath, levanterRuntime, levanterTokenizerPath, shippedEvalTaskPath } from './levanter-runtime.js';
+import { levanterLockPath } from '../assets.js';
+import { levanterRuntime, levanterTokenizerPath, shippedEvalTaskPath } from './levanter-runtime.js';
 
 const CPU = { kind: 'cpu' } as const;
 

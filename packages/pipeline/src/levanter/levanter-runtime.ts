@@ -3,18 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { PythonEnvSpec } from '@marin/fray';
 import type { DeviceSpec } from '@marin/fray';
 import { localPathOf, schemeOf } from '@marin/rigging';
-import { quickstartDataPath } from '../assets.js';
+import { levanterLockPath, tinyMcTaskPath, tokenizerLocation } from '../assets.js';
 import { PipelineError } from '../errors.js';
-
-/** The package's `assets/` directory (shipped tokenizers, eval tasks, quickstart data). */
-function assetsDir(): string {
-  return dirname(quickstartDataPath());
-}
-
-/** The checked-in requirements lock of the Levanter environment (Levanter, `jax[cpu]`, lm-eval). */
-export function levanterLockPath(): string {
-  return resolve(assetsDir(), '..', 'python', 'levanter.lock');
-}
 
 /**
  * The Python environment Levanter jobs run in: a requirements lock (by default the package's checked-in
@@ -35,23 +25,22 @@ export function levanterPythonEnv(lockPath: string | null = null): PythonEnvSpec
 }
 
 /**
- * Where Levanter should load a tokenizer from: the directory of a shipped tokenizer (`marin-tiny-bpe`),
- * an existing local directory (absolute, `file://`, or relative to the working directory), or the value
- * unchanged (a Hugging Face repo id or a `gs://` URL, which need the hub or the bucket).
+ * Where Levanter should load a tokenizer from: the directory of a shipped tokenizer (`marin-tiny-bpe`), an
+ * existing local directory made absolute (`file://` URLs become paths), or the value unchanged (a Hugging
+ * Face repo id or a bucket URL, which need the hub or the bucket).
  */
 export function levanterTokenizerPath(tokenizer: string): string {
-  const shipped = join(assetsDir(), 'tokenizers', tokenizer);
-  if (!tokenizer.includes('/') && isDirectory(shipped)) return shipped;
-  const scheme = schemeOf(tokenizer);
-  if (scheme !== null && scheme !== 'file') return tokenizer;
-  const local = localPathOf(tokenizer);
-  return isDirectory(local) ? resolve(local) : tokenizer;
+  const location = tokenizerLocation(tokenizer);
+  const scheme = schemeOf(location);
+  if (scheme !== null && scheme !== 'file') return location;
+  const local = localPathOf(location);
+  return isDirectory(local) ? resolve(local) : location;
 }
 
 /** The JSONL file of a shipped multiple-choice eval task (`tiny_mc`), or `null` when none has that name. */
 export function shippedEvalTaskPath(name: string): string | null {
-  if (name.includes('/')) return null;
-  const path = join(assetsDir(), 'eval', `${name}.jsonl`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return null;
+  const path = join(dirname(tinyMcTaskPath()), `${name}.jsonl`);
   return existsSync(path) ? path : null;
 }
 

@@ -10,7 +10,9 @@ import { evaluateLevanter } from '../../src/steps/eval/eval.js';
 import type { EvalResults } from '../../src/steps/eval/eval-results.js';
 import { defaultTrain } from '../../src/steps/train/default-train.js';
 import { llama_nano } from '../../src/steps/train/levanter-model-config.js';
-import { keepingLogger, quickstartTokenizeStep } from '../helpers/levanter-training.js';
+import { quickstartDataPath } from '../../src/assets.js';
+import { defaultTokenize } from '../../src/steps/tokenize/default-tokenize.js';
+import { keepingLogger } from '../helpers/levanter-training.js';
 
 const ENV_KEYS = ['MARIN_PREFIX', 'HF_HUB_OFFLINE', 'WANDB_API_KEY'] as const;
 
@@ -35,7 +37,8 @@ beforeAll(async () => {
   process.env['MARIN_PREFIX'] = join(dir, 'marin');
   process.env['HF_HUB_OFFLINE'] = '1';
   delete process.env['WANDB_API_KEY'];
-  const tokenized = quickstartTokenizeStep(join(dir, 'marin'));
+  // The pipeline's own tokenize step writes the cache (sharded layout) that Levanter trains and evaluates on.
+  const tokenized = defaultTokenize('quickstart', join(quickstartDataPath(), 'train'), 'marin-tiny-bpe', { validation: join(quickstartDataPath(), 'validation') });
   model = defaultTrain(
     'quickstart',
     tokenized,
