@@ -23,8 +23,10 @@ import {
 } from './run/info-files.js';
 import { parseRunOptions } from './run/run-options.js';
 import type { RunConfig, RunOptions } from './run/run-options.js';
+import { describeFailure } from './run/run-report.js';
+import type { FailureReport, RunReport, StepOutcome, StepReport } from './run/run-report.js';
 import { scheduleDag } from './run/scheduler.js';
-import { selectStepsToRun } from './run/step-selection.js';
+import { planSelection } from './run/step-selection.js';
 import { DispatchStepRunner } from './run/dispatch-step-runner.js';
 import type { StepRunner } from './run/step-runner.js';
 import { runUnderLease } from './status/lease-loop.js';
@@ -73,6 +75,8 @@ interface PreparedRun {
   config: RunConfig;
   timings: LeaseTimings;
   stepsToRun: ExecutorStep[];
+  /** Steps not needed because what they feed is already built, each with the built step it feeds. */
+  pruned: Map<ExecutorStep, ExecutorStep>;
   statuses: Map<ExecutorStep, StepStatus | null>;
   /** `.executor_info` text read during verify-on-hit, to skip identical rewrites. */
   infoTexts: Map<ExecutorStep, string | null>;
@@ -101,6 +105,7 @@ export class Executor {
   private readonly runner: StepRunner;
   private readonly progressStream: ProgressStream;
   private used = false;
+  private lastReport: RunReport | null = null;
   private infoPath: string | null = null;
   /** The active progress display; default log lines go through it so the live view is not torn. */
   private reporter: ProgressReporter | null = null;
@@ -165,6 +170,15 @@ export class Executor {
   /** Path of the experiment JSON, once `run()` has computed it (also set by dry runs). */
   get executorInfoPath(): string | null {
     return this.infoPath;
+  }
+
+  /**
+   * What the last `run()` did step by step (outcomes, failures with their causes, the summary
+   * counts), set once steps were scheduled, also when the run failed; `null` before that and for
+   * dry runs.
+   */
+  get report(): RunReport | null {
+    return this.lastReport;
   }
 
   /** Computes (memoised) the version and output path of `step` and its dependencies. */
@@ -252,7 +266,7 @@ export class Executor {
     const read = await boundedMap(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
     all.forEach((s, i) => statuses.set(s, read[i]!));
 
-    const stepsToRun = selectStepsToRun({
+    const { selected: stepsToRun, pruned } = planSelection({
       steps: all,
       name: (s) => s.name,
       dependencies: (s) => this.graph.dependencies.get(s) ?? [],
@@ -273,7 +287,7 @@ export class Executor {
       infoTexts.set(s, result.infoText);
       if (!result.matches && result.infoText !== null) keepInfo.add(s);
     });
-    return { config, timings, stepsToRun, statuses, infoTexts, keepInfo };
+    return { config, timings, stepsToRun, pruned, statuses, infoTexts, keepInfo };
   }
 
   private verifyTarget(step: ExecutorStep) {
@@ -293,6 +307,7 @@ export class Executor {
     return explainSteps({
       graph: this.graph,
       stepsToRun: prepared.stepsToRun,
+      pruned: prepared.pruned,
       statuses: prepared.statuses,
       forceRunFailed: prepared.config.forceRunFailed,
       timings: prepared.timings,
@@ -328,9 +343,12 @@ export class Executor {
   }
 
   private async scheduleWith(prepared: PreparedRun, reporter: ProgressReporter): Promise<void> {
-    const { config, stepsToRun } = prepared;
+    const { config, stepsToRun, pruned } = prepared;
     const graph = this.graph;
     const aborts = new WeakSet<object>();
+    for (const step of graph.steps) {
+      if (pruned.has(step)) reporter.update(graph.label(step), 'skipped', 'not needed: downstream already built');
+    }
     const result = await scheduleDag({
       nodes: stepsToRun,
       dependencies: (s) => graph.dependencies.get(s) ?? [],
@@ -338,6 +356,7 @@ export class Executor {
       label: (s) => graph.label(s),
       abortsRun: (e) => typeof e === 'object' && e !== null && aborts.has(e),
       onState: (s, state, detail) => reporter.update(graph.label(s), state, detail),
+      failureDetail: (e) => describeFailure(e).cause,
       execute: async (step) => {
         try {
           return await this.launch(step, prepared, reporter, aborts);
@@ -352,13 +371,27 @@ export class Executor {
       },
     });
     const count = (o: string): number => [...result.outcomes.values()].filter((v) => v === o).length;
-    reporter.finish({
-      total: stepsToRun.length,
+    const prunedBuilt = [...pruned.keys()].filter((s) => prepared.statuses.get(s) === STATUS_SUCCESS).length;
+    const summary = {
+      total: stepsToRun.length + pruned.size,
       ran: count('ran'),
-      skipped: count('skipped'),
+      skipped: count('skipped') + prunedBuilt,
       failed: count('failed'),
       notRun: count('blocked') + count('not-started'),
-    });
+      notNeeded: pruned.size - prunedBuilt,
+    };
+    const failureOf = new Map(result.failures.map((f) => [f.node, f.error]));
+    this.lastReport = {
+      summary,
+      steps: [
+        ...stepsToRun.map((s) => {
+          const error = failureOf.get(s);
+          return this.stepReport(s, result.outcomes.get(s) ?? 'not-started', error === undefined ? null : describeFailure(error));
+        }),
+        ...graph.steps.filter((s) => pruned.has(s)).map((s) => this.stepReport(s, 'pruned', null)),
+      ],
+    };
+    reporter.finish(summary);
     if (result.abortError !== undefined) throw result.abortError;
     if (result.failures.length > 0) {
       const completed = stepsToRun
@@ -373,6 +406,11 @@ export class Executor {
       });
     }
   }
+
+  private stepReport(step: ExecutorStep, outcome: StepOutcome, failure: FailureReport | null): StepReport {
+    return { name: step.name, label: this.graph.label(step), outputPath: this.graph.outputPaths.get(step)!, outcome, failure };
+  }
+
   /** The launch decision (§6.4) for one ready step, then the lease loop. */
   private async launch(
     step: ExecutorStep,
@@ -389,6 +427,18 @@ export class Executor {
       await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
       this.logger.info(`Skip ${label}: already succeeded`);
       return 'skipped';
+    }
+    const prunedInputs = (graph.dependencies.get(step) ?? []).filter((d) => prepared.pruned.has(d));
+    if (prunedInputs.length > 0) {
+      // Its inputs were pruned because it was built; running it now would read missing inputs.
+      throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
+        cause: new ExecutorError(
+          'EXECUTOR_STEP_FAILED',
+          `the output of ${label} vanished after its dependencies (${prunedInputs.map((d) => graph.label(d)).join(', ')}) were pruned; run again to rebuild them`,
+          { details: { step: label, reason: 'pruned-output-vanished' } },
+        ),
+        details: { step: label },
+      });
     }
     if (isFailedStatus(status) && !config.forceRunFailed) {
       const err = new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${label} failed previously. Status: ${status}`, {

@@ -9,8 +9,11 @@ import type { StepStatus } from '../status/status.js';
 import type { VersionGraph } from '../versioning/version-graph.js';
 import { diffVersions, formatChange } from './version-diff.js';
 
-/** What a dry run would do with one step. */
-export type PlanAction = 'skip' | 'run' | 'wait' | 'take over';
+/**
+ * What a dry run would do with one step: `prune` is a step left out because everything it feeds
+ * is already built (`not needed: downstream already built`).
+ */
+export type PlanAction = 'skip' | 'run' | 'wait' | 'take over' | 'prune';
 
 /** One entry of `Executor.explain()`: the action for a step and why. */
 export interface StepPlan {
@@ -35,6 +38,8 @@ export interface StepPlan {
 export interface ExplainInput {
   graph: VersionGraph;
   stepsToRun: readonly ExecutorStep[];
+  /** Steps pruned by selection, each with the built step it feeds. @default none */
+  pruned?: ReadonlyMap<ExecutorStep, ExecutorStep>;
   statuses: ReadonlyMap<ExecutorStep, StepStatus | null>;
   forceRunFailed: boolean;
   timings: LeaseTimings;
@@ -191,12 +196,45 @@ export async function explainSteps(input: ExplainInput): Promise<StepPlan[]> {
     }
     plans.set(step, { step, label, outputPath, action, reason, diff, baseline });
   }
+  // Pruned steps come after the selected ones, dependencies first as in the graph.
+  for (const step of graph.steps) {
+    const builtBy = input.pruned?.get(step);
+    if (builtBy === undefined) continue;
+    plans.set(step, {
+      step,
+      label: graph.label(step),
+      outputPath: graph.outputPaths.get(step)!,
+      action: 'prune',
+      reason: `not needed: downstream already built (${graph.label(builtBy)})`,
+      diff: null,
+      baseline: null,
+    });
+  }
   return [...plans.values()];
+}
+
+/** One plan entry as plain JSON (`--dry-run --json`): the step by name and label, no objects. */
+export interface StepPlanJson {
+  name: string;
+  label: string;
+  outputPath: string;
+  action: PlanAction;
+  reason: string;
+  diff: string[] | null;
+  baseline: string | null;
+}
+
+/** The JSON form of a plan entry. */
+export function planToJson(p: StepPlan): StepPlanJson {
+  return { name: p.step.name, label: p.label, outputPath: p.outputPath, action: p.action, reason: p.reason, diff: p.diff, baseline: p.baseline };
 }
 
 /** Renders a plan for printing: one line per step, diff lines indented below it. */
 export function formatPlan(plans: readonly StepPlan[]): string[] {
-  const lines = [`Dry run: ${plans.length} step(s) selected; nothing will be written`];
+  const pruned = plans.filter((p) => p.action === 'prune').length;
+  const lines = [
+    `Dry run: ${plans.length - pruned} step(s) selected${pruned > 0 ? `, ${pruned} pruned` : ''}; nothing will be written`,
+  ];
   for (const p of plans) {
     lines.push(`  ${p.action} ${p.label}: ${p.reason}`);
     if (p.diff !== null) {

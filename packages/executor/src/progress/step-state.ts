@@ -42,12 +42,18 @@ export interface RunSummary {
   failed: number;
   /** Steps not run because a dependency failed (or the run was aborted). */
   notRun: number;
+  /**
+   * Steps not needed because what they feed is already built and their own output is missing or
+   * unfinished (pruned steps whose output succeeded count as `skipped`). @default 0
+   */
+  notNeeded?: number;
 }
 
 /** Formats Marin's closing line: `<n> steps: <a> ran, <b> skipped (already succeeded), …`. */
 export function formatSummary(s: RunSummary): string {
   return (
     `${s.total} steps: ${s.ran} ran, ${s.skipped} skipped (already succeeded), ` +
-    `${s.failed} failed, ${s.notRun} not run (dependency failed)`
+    `${s.failed} failed, ${s.notRun} not run (dependency failed)` +
+    ((s.notNeeded ?? 0) > 0 ? `, ${s.notNeeded} not needed (downstream already built)` : '')
   );
 }

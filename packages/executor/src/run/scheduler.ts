@@ -20,6 +20,8 @@ export interface ScheduleOptions<TNode> {
   abortsRun?(error: unknown): boolean;
   /** Observer of scheduler-driven state changes (`pending`, `queued`, settled states). */
   onState?(node: TNode, state: StepState, detail?: string): void;
+  /** The detail shown with a node's `failed` state (its cause, say). @default none */
+  failureDetail?(error: unknown): string;
 }
 
 /** What `scheduleDag` reports once every started node has settled. */
@@ -145,7 +147,7 @@ export async function scheduleDag<TNode>(opts: ScheduleOptions<TNode>): Promise<
             } else {
               outcomes.set(node, 'failed');
               failures.push({ node, error });
-              opts.onState?.(node, 'failed');
+              opts.onState?.(node, 'failed', opts.failureDetail?.(error));
               block(node);
             }
           },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectStepsToRun } from './step-selection.js';
+import { planSelection, selectStepsToRun } from './step-selection.js';
 
 interface S {
   name: string;
@@ -55,12 +55,34 @@ describe('selectStepsToRun()', () => {
     expect(select([p, c], ['parent'])).toEqual(['parent']);
   });
 
-  it('warns once about patterns that matched nothing', () => {
-    const log = collect();
-    expect(select([a, b], ['^zzz', 'a', 'nope'], log)).toEqual(['a']);
-    expect(log.warn).toHaveLength(1);
-    expect(log.warn[0]).toContain('"^zzz"');
-    expect(log.warn[0]).toContain('"nope"');
+  it('rejects patterns that matched nothing, suggesting close step names', () => {
+    const tokenize: S = { name: 'data/tokenize', deps: [] };
+    expect(() => select([a, b, tokenize], ['^zzz', 'a', '^tokenzie$'])).toThrow(
+      expect.objectContaining({
+        code: 'EXECUTOR_INVALID_ARGUMENT',
+        details: expect.objectContaining({ unmatched: ['^zzz', '^tokenzie$'], suggestions: { '^zzz': [], '^tokenzie$': ['data/tokenize'] } }),
+      }),
+    );
+  });
+
+  it('prunes the dependencies of a built step without runOnly, keeping those an unbuilt step needs', () => {
+    const d: S = { name: 'd', deps: [] };
+    const x: S = { name: 'x', deps: [d] };
+    const y: S = { name: 'y', deps: [d], status: 'SUCCESS' };
+    const e: S = { name: 'e', deps: [] };
+    const z: S = { name: 'z', deps: [e], status: 'SUCCESS' };
+    const top: S = { name: 'top', deps: [x, y] };
+    const plan = planSelection<S>({
+      steps: [d, x, y, top, e, z],
+      name: (s) => s.name,
+      dependencies: (s) => s.deps,
+      isPseudoDep: () => false,
+      status: (s) => s.status ?? null,
+      runOnly: null,
+      logger: collect().logger,
+    });
+    expect(plan.selected.map((s) => s.name)).toEqual(['d', 'x', 'y', 'top', 'z']);
+    expect([...plan.pruned].map(([s, by]) => [s.name, by.name])).toEqual([['e', 'z']]);
   });
 
   it('throws EXECUTOR_CYCLE naming the re-entered step', () => {

@@ -2,6 +2,7 @@ import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
+import { closestMatches } from '../main/suggest.js';
 
 /** What step selection needs to know about the graph (executor spec §6.2). */
 export interface SelectionInput<TStep> {
@@ -19,24 +20,68 @@ export interface SelectionInput<TStep> {
   logger: ExecutorLogger;
 }
 
+/** What step selection decided. */
+export interface Selection<TStep> {
+  /** The steps the run launches (SUCCESS ones are reported as skipped), dependencies first. */
+  selected: TStep[];
+  /**
+   * Steps left out because everything downstream of them that needs them is already built, each
+   * mapped to the built step it only feeds (directly or through other pruned steps).
+   */
+  pruned: Map<TStep, TStep>;
+}
+
 /**
  * Selects the steps a run launches, in launch-discovery order.
  *
- * Without `runOnly`: every non-pseudo-only step. With it: every step whose name matches any pattern
- * (unanchored, `RegExp.test`), plus, depth first, the dependencies of each selected step that has not
- * already succeeded; a SUCCESS step is skipped without descending. Patterns that matched nothing
- * produce one warning.
+ * Without `runOnly`: every non-pseudo-only step that something still needs. Terminal steps (no
+ * non-pseudo dependent) are always selected; a dependency is selected only when a selected
+ * dependent has not succeeded. So the subtree feeding a SUCCESS output is pruned even when its own
+ * outputs were deleted, as in Marin's runner (issue #6783). With `runOnly`: every step whose name
+ * matches any pattern (unanchored, `RegExp.test`), plus, depth first, the dependencies of each
+ * selected step that has not already succeeded; a SUCCESS step is skipped without descending.
  *
  * @throws {ExecutorError} EXECUTOR_CYCLE `Cycle detected in <name>` when the DFS re-enters a step
- * still on its stack.
+ * still on its stack; EXECUTOR_INVALID_ARGUMENT when a `runOnly` pattern matches no step
+ * (`details.unmatched`, `details.suggestions`: close step names per pattern).
  */
-export function selectStepsToRun<TStep>(input: SelectionInput<TStep>): TStep[] {
-  const { steps, runOnly, logger } = input;
-  if (runOnly === null) return steps.filter((s) => !input.isPseudoDep(s));
+export function planSelection<TStep>(input: SelectionInput<TStep>): Selection<TStep> {
+  return input.runOnly === null ? pruneBuilt(input) : selectRunOnly(input, input.runOnly);
+}
 
+/** The selected steps of {@link planSelection}. */
+export function selectStepsToRun<TStep>(input: SelectionInput<TStep>): TStep[] {
+  return planSelection(input).selected;
+}
+
+function pruneBuilt<TStep>(input: SelectionInput<TStep>): Selection<TStep> {
+  const steps = input.steps.filter((s) => !input.isPseudoDep(s));
+  const dependents = new Map<TStep, TStep[]>();
+  for (const s of steps) {
+    for (const d of new Set(input.dependencies(s))) dependents.set(d, [...(dependents.get(d) ?? []), s]);
+  }
+  const demanded = new Set<TStep>();
+  const pruned = new Map<TStep, TStep>();
+  // Post-order reversed: every dependent is decided before its dependencies.
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i]!;
+    const users = dependents.get(s) ?? [];
+    if (users.length === 0 || users.some((u) => demanded.has(u) && input.status(u) !== STATUS_SUCCESS)) {
+      demanded.add(s);
+      continue;
+    }
+    const user = users[0]!;
+    pruned.set(s, pruned.get(user) ?? user);
+  }
+  return { selected: steps.filter((s) => demanded.has(s)), pruned };
+}
+
+function selectRunOnly<TStep>(input: SelectionInput<TStep>, runOnly: readonly RegExp[]): Selection<TStep> {
+  const { steps, logger } = input;
   const selected: TStep[] = [];
   const done = new Set<TStep>();
   const onStack = new Set<TStep>();
+  const built: TStep[] = [];
   const visit = (step: TStep): void => {
     if (done.has(step)) return;
     if (onStack.has(step)) {
@@ -47,6 +92,7 @@ export function selectStepsToRun<TStep>(input: SelectionInput<TStep>): TStep[] {
     if (input.status(step) === STATUS_SUCCESS) {
       logger.info(`Skipping ${input.name(step)}'s dependencies as it has already been run`);
       done.add(step);
+      built.push(step);
       return;
     }
     onStack.add(step);
@@ -65,7 +111,28 @@ export function selectStepsToRun<TStep>(input: SelectionInput<TStep>): TStep[] {
   }
   const unmatched = runOnly.filter((re) => !matched.has(re));
   if (unmatched.length > 0) {
-    logger.warn(`Regexes [${unmatched.map((re) => JSON.stringify(re.source)).join(', ')}] did not match any steps`);
+    const names = steps.map((s) => input.name(s));
+    const suggestions = Object.fromEntries(
+      unmatched.map((re) => [re.source, closestMatches(re.source.replace(/^\^|\$$/g, ''), names)]),
+    );
+    const hint = Object.values(suggestions).flat();
+    throw new ExecutorError(
+      'EXECUTOR_INVALID_ARGUMENT',
+      `Regexes [${unmatched.map((re) => JSON.stringify(re.source)).join(', ')}] did not match any steps` +
+        (hint.length > 0 ? `; did you mean ${hint.map((n) => JSON.stringify(n)).join(', ')}?` : ''),
+      { details: { unmatched: unmatched.map((re) => re.source), suggestions, usage: true } },
+    );
   }
-  return selected;
+  const chosen = new Set(selected);
+  const pruned = new Map<TStep, TStep>();
+  for (const b of built) {
+    const stack = [...input.dependencies(b)];
+    while (stack.length > 0) {
+      const d = stack.pop()!;
+      if (chosen.has(d) || pruned.has(d) || built.includes(d)) continue;
+      pruned.set(d, b);
+      stack.push(...input.dependencies(d));
+    }
+  }
+  return { selected, pruned };
 }

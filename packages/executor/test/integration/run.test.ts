@@ -235,7 +235,7 @@ describe('Executor.run()', () => {
     expect(runs).toEqual(['a', 'a', 'b']);
   });
 
-  it('selects steps with runOnly regexes and warns about unmatched ones', async () => {
+  it('selects steps with runOnly regexes and rejects unmatched ones with close step names', async () => {
     await using tmp = await makeTempDir();
     const runs: string[] = [];
     const a = new ExecutorStep({ name: 'a', config: {}, fn: () => void runs.push('a') });
@@ -246,10 +246,18 @@ describe('Executor.run()', () => {
 
     await using tmp2 = await makeTempDir();
     runs.length = 0;
-    const logger = captureLogger();
-    await new Executor({ prefix: tmp2.path, logger }).run([a, b, c], { ...plain, runOnly: ['a', 'c', '^nothing$'] });
+    await new Executor({ prefix: tmp2.path, logger: captureLogger() }).run([a, b, c], { ...plain, runOnly: ['a', 'c'] });
     expect(runs.sort()).toEqual(['a', 'b', 'c']);
-    expect(logger.warns.some((w) => w.includes('^nothing$'))).toBe(true);
+
+    await using tmp3 = await makeTempDir();
+    runs.length = 0;
+    const typo = new Executor({ prefix: tmp3.path, logger: captureLogger() }).run([a, b, c], { ...plain, runOnly: ['a', '^cc$'] });
+    await expect(typo).rejects.toMatchObject({
+      code: 'EXECUTOR_INVALID_ARGUMENT',
+      details: { unmatched: ['^cc$'], suggestions: { '^cc$': ['c'] } },
+    });
+    expect(runs).toEqual([]);
+    expect(await listTree(tmp3.path)).toEqual([]);
   });
 
   it('runs only a and c for runOnly ["a", "c"] on independent [a, b, c]', async () => {
