@@ -1,5 +1,5 @@
 import { Entrypoint, FrayError, createEnvironment, currentClient, randomHex8, sanitizeJobName } from '@marin/fray';
-import type { Client, PythonEnvSpec, ResourceConfig } from '@marin/fray';
+import type { Client, JobHandle, PythonEnvSpec, ResourceConfig } from '@marin/fray';
 import { writeText } from '@marin/rigging';
 import { PipelineError } from '../errors.js';
 import { lastErrorLine } from './levanter-log.js';
@@ -48,7 +48,7 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
   signal.throwIfAborted();
   const client = options.client ?? currentClient();
   const name = `${sanitizeJobName(options.jobName).slice(0, 110)}-${randomHex8()}`;
-  let handle;
+  let handle: JobHandle;
   try {
     handle = await client.submit(
       {

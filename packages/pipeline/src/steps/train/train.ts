@@ -66,6 +66,7 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
     configPath: layout.configPath,
     logPath: prefixJoin(layout.logsPath, `train_lm-${timestamp()}.log`),
   });
+  // Levanter names its log file `<log_dir>/<run id>.log.log` (it passes "<id>.log" as the file's base name).
   return writeSummary(config, runId, job, logDir === levanterLayout.logsPath ? prefixJoin(layout.logsPath, `${runId}.log.log`) : null);
 }
 
