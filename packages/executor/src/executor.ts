@@ -106,6 +106,7 @@ export class Executor {
   private readonly progressStream: ProgressStream;
   private used = false;
   private lastReport: RunReport | null = null;
+  private lastPlan: StepPlan[] | null = null;
   private infoPath: string | null = null;
   /** The active progress display; default log lines go through it so the live view is not torn. */
   private reporter: ProgressReporter | null = null;
@@ -181,6 +182,11 @@ export class Executor {
     return this.lastReport;
   }
 
+  /** The plan a dry `run()` printed, or `null` when the run was not dry. */
+  get lastDryRun(): StepPlan[] | null {
+    return this.lastPlan;
+  }
+
   /** Computes (memoised) the version and output path of `step` and its dependencies. */
   computeVersion(step: ExecutorStep, isPseudoDep = false): void {
     this.graph.computeVersion(step, isPseudoDep);
@@ -223,6 +229,7 @@ export class Executor {
     const prepared = await this.prepare(steps, options);
     if (prepared.config.dryRun) {
       const plans = await this.plan(prepared);
+      this.lastPlan = plans;
       for (const line of formatPlan(plans)) this.logger.info(line);
       return new Map(this.graph.outputPaths);
     }

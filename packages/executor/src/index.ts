@@ -81,7 +81,7 @@ export type { StepStatus } from './status/status.js';
 export { readStatus, writeStatus } from './status/status-store.js';
 export { executorMain } from './main/executor-main.js';
 export type { ExecutorMainOptions } from './main/executor-main.js';
-export { EXECUTOR_USAGE, parseExecutorArgs } from './main/cli-args.js';
+export { EXECUTOR_USAGE, executorUsage, parseExecutorArgs } from './main/cli-args.js';
 export type { ExecutorArgs } from './main/cli-args.js';
 export type { ProgressMode } from './progress/progress-mode.js';
 export { planToJson } from './main/explain.js';

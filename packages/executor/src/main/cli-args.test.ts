@@ -12,9 +12,25 @@ describe('parseExecutorArgs()', () => {
       maxConcurrent: null,
       progress: 'auto',
       help: false,
+      verbose: false,
+      json: false,
       runStep: null,
       stepConfigFile: null,
     });
+  });
+
+  it('suggests the closest flag for a typo', () => {
+    expect(() => parseExecutorArgs(['--dry-rn'])).toThrow(
+      expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT', details: expect.objectContaining({ suggestions: ['--dry-run'] }) }),
+    );
+    expect(() => parseExecutorArgs(['--max_concurent', '2'])).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ suggestions: ['--max-concurrent'] }) }),
+    );
+    expect(() => parseExecutorArgs(['--zzzzzz'])).toThrow(expect.objectContaining({ details: expect.objectContaining({ suggestions: [] }) }));
+  });
+
+  it('parses --json and --verbose as booleans', () => {
+    expect(parseExecutorArgs(['--json', '--verbose', 'false'])).toMatchObject({ json: true, verbose: false });
   });
 
   it('accepts --dry-run alone, --dry_run true and --dry-run=false', () => {

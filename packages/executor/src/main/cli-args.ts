@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ExecutorError } from '../errors.js';
 import { ProgressModeSchema } from '../progress/progress-mode.js';
+import { closestMatches } from './suggest.js';
 
 /** The parsed command line of an experiment entry script, as `executorMain` uses it. */
 export const ExecutorArgsSchema = z.object({
@@ -12,6 +13,8 @@ export const ExecutorArgsSchema = z.object({
   maxConcurrent: z.number().int().nullable(),
   progress: ProgressModeSchema,
   help: z.boolean(),
+  verbose: z.boolean(),
+  json: z.boolean(),
   runStep: z.string().nullable(),
   stepConfigFile: z.string().nullable(),
 });
@@ -19,8 +22,9 @@ export const ExecutorArgsSchema = z.object({
 /** The parsed command line of an experiment entry script. */
 export type ExecutorArgs = z.output<typeof ExecutorArgsSchema>;
 
-/** The usage text printed by `--help` and on a usage error. */
-export const EXECUTOR_USAGE = `usage: <entry script> [options]
+/** The usage text printed by `--help` and on a usage error, for the script named `script`. */
+export function executorUsage(script: string): string {
+  return `usage: ${script} [options]
 
 options:
   --prefix <path|url>                  root of all outputs (default: MARIN_PREFIX, cluster config
@@ -29,16 +33,25 @@ options:
   --dry-run [true|false]               explain what would run and write nothing (default: false)
   --force-run-failed [true|false]      rerun steps whose last attempt failed (default: true)
   --run-only <regex>                   run these steps (matched by regex) and their dependencies
-                                       only; repeatable, or a JSON array '["^a", "b"]'
+                                       only; repeatable, or a JSON array '["^a", "b"]'; a pattern
+                                       that matches no step is an error
   --max-concurrent <n>                 at most n steps active at once (default: 8)
   --progress auto|live|plain           progress display (default: auto)
+  --json [true|false]                  print the dry-run plan, or the run's outcome per step, as
+                                       JSON on stdout (default: false)
+  --verbose [true|false]               print full error stacks on failure (default: false)
   --help                               print this help
   --run-step <output path> --step-config-file <file>
                                        internal: how a remote step's job re-enters this script
                                        (worker mode: run only that step, write no status)
 
 Underscore spellings (--dry_run, --run_only, ...) and --flag=value are accepted.
+Exit codes: 0 success, 1 a step or the run failed, 2 bad arguments.
 `;
+}
+
+/** The usage text with a placeholder script name; `executorMain` prints it with the script's own name. */
+export const EXECUTOR_USAGE = executorUsage('<entry script>');
 
 type FlagKind = 'string' | 'boolean' | 'runOnly' | 'integer' | 'progress' | 'help' | 'internal';
 
@@ -51,6 +64,8 @@ const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
   'max-concurrent': { key: 'maxConcurrent', kind: 'integer' },
   progress: { key: 'progress', kind: 'progress' },
   help: { key: 'help', kind: 'help' },
+  verbose: { key: 'verbose', kind: 'boolean' },
+  json: { key: 'json', kind: 'boolean' },
   'run-step': { key: 'runStep', kind: 'internal' },
   'step-config-file': { key: 'stepConfigFile', kind: 'internal' },
 };
@@ -124,6 +139,8 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
     maxConcurrent: null,
     progress: 'auto',
     help: false,
+    verbose: false,
+    json: false,
     runStep: null,
     stepConfigFile: null,
   };
@@ -136,7 +153,11 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
     const rawName = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)).replaceAll('_', '-');
     const inline = eq === -1 ? null : arg.slice(eq + 1);
     const flag = FLAGS[rawName];
-    if (flag === undefined) throw usageError(`unknown flag ${JSON.stringify(arg)}`, { flag: arg });
+    if (flag === undefined) {
+      const close = closestMatches(rawName, Object.keys(FLAGS).filter((f) => FLAGS[f]!.kind !== 'internal'), 1);
+      const hint = close.length > 0 ? `; did you mean --${close[0]}?` : '';
+      throw usageError(`unknown flag ${JSON.stringify(arg)}${hint}`, { flag: arg, suggestions: close.map((f) => `--${f}`) });
+    }
     const takeValue = (): string => {
       if (inline !== null) return inline;
       const next = argv[i + 1];

@@ -1,3 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { inspect } from 'node:util';
 import { marinPrefix } from '@marin/rigging';
 import type { ExecutorStep } from '../dag/executor-step.js';
 import { ExecutorError } from '../errors.js';
@@ -6,9 +10,12 @@ import type { StepEntry } from '../executor.js';
 import type { ExecutorLogger } from '../logger.js';
 import { DispatchStepRunner } from '../run/dispatch-step-runner.js';
 import { FrayStepRunner } from '../run/fray-step-runner.js';
-import { EXECUTOR_USAGE, parseExecutorArgs } from './cli-args.js';
+import { describeFailure } from '../run/run-report.js';
+import type { RunReport } from '../run/run-report.js';
+import { executorUsage, parseExecutorArgs } from './cli-args.js';
 import type { ExecutorArgs } from './cli-args.js';
 import { entryScriptOfCaller } from './entry-script.js';
+import { planToJson } from './explain.js';
 import { installInterruptGuard } from './interrupt-guard.js';
 import { runStepWorker } from './run-step-worker.js';
 
@@ -31,8 +38,10 @@ export interface ExecutorMainOptions {
    */
   entryScript?: string | null;
   /**
-   * Called with 0 after `--help`, 2 after a usage error, and 0 or 1 when worker mode
-   * (`--run-step`) finishes. @default process.exit
+   * Called with 0 after `--help`, 2 after a usage error (an unmatched `--run-only` pattern
+   * included), 1 after a failed run, and 0 or 1 when worker mode (`--run-step`) finishes.
+   * Giving it (or calling `executorMain` from the entry script itself) makes a failed run print
+   * one line per failed step and call it instead of rejecting. @default process.exit
    */
   exit?: (code: number) => void;
 }
@@ -68,11 +77,22 @@ function writeLine(line: string): void {
  * @example
  * await executorMain({ steps: [stats], description: 'hello world' });
  *
- * @throws {ExecutorError} whatever `Executor.run()` throws; the entry script's top-level `await`
- * then exits non-zero with the error printed.
+ * With `--json`, stdout gets the dry-run plan (`{ ok, dryRun: true, plan: [...] }`) or the run's
+ * outcome per step (`{ ok, summary, steps: [...] }`, also after a failure).
+ *
+ * @throws {ExecutorError} whatever `Executor.run()` throws, when called from neither the entry
+ * script nor with an `exit` callback (a library or a test runner). From the entry script a failed run
+ * prints one line per failed step (cause, code, log location; stacks only with `--verbose`) and
+ * exits 1; a `--run-only` pattern matching no step exits 2.
  */
 export async function executorMain(options: ExecutorMainOptions): Promise<Map<ExecutorStep, string> | null> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
+  const callerScript = entryScriptOfCaller();
+  const entryScript = options.entryScript === undefined ? callerScript : options.entryScript;
+  const usage = executorUsage(basename(entryScript ?? process.argv[1] ?? 'experiment.js'));
+  // Run from the entry script (or with an injected exit), failures end the process with a short
+  // report; called from a library or a test runner, they reject as Executor.run() does.
+  const reportFailures = options.exit !== undefined || callerScript !== null;
   let args: ExecutorArgs;
   try {
     args = parseExecutorArgs(options.argv ?? process.argv.slice(2));
@@ -83,14 +103,14 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     }
   } catch (e) {
     if (ExecutorError.hasCode(e, 'EXECUTOR_INVALID_ARGUMENT')) {
-      process.stderr.write(`error: ${e.message}\n\n${EXECUTOR_USAGE}`);
+      process.stderr.write(`error: ${e.message}\n\n${usage}`);
       exit(2);
       return null;
     }
     throw e;
   }
   if (args.help) {
-    process.stdout.write(EXECUTOR_USAGE);
+    process.stdout.write(usage);
     exit(0);
     return null;
   }
@@ -108,7 +128,6 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     exit(code);
     return null;
   }
-  const entryScript = options.entryScript === undefined ? entryScriptOfCaller() : options.entryScript;
   // Remote steps re-enter this script with its own arguments (executor spec §9.2).
   const fray = new FrayStepRunner({
     logger: log,
@@ -138,7 +157,12 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
   } catch (e) {
     // Interrupted: the guard ends the process by the signal once the statuses are written.
     if (guard.interrupted) await guard.dying;
-    throw e;
+    if (!reportFailures) throw e;
+    const usageProblem = ExecutorError.hasCode(e, 'EXECUTOR_INVALID_ARGUMENT') && e.details['usage'] === true;
+    if (args.json) writeJson({ ok: false, error: describeFailure(e), ...(executor.report ?? {}) });
+    printFailure(e, executor.report, { verbose: args.verbose, usage: usageProblem ? usage : null });
+    exit(usageProblem ? 2 : 1);
+    return null;
   } finally {
     if (!guard.interrupted) guard.uninstall();
   }
@@ -151,5 +175,60 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
       log.info(`View the experiment at https://marin.community/data-browser/experiment?path=${pyQuoteUrl(infoPath)}`);
     }
   }
+  if (args.json) {
+    if (args.dryRun) writeJson({ ok: true, dryRun: true, prefix: executor.prefix, experiment: infoPath, plan: (executor.lastDryRun ?? []).map(planToJson) });
+    else writeJson({ ok: true, dryRun: false, prefix: executor.prefix, experiment: infoPath, ...(executor.report ?? {}) });
+  }
   return paths;
+}
+
+function writeJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Where the full error of a failed run goes: a local file, so the terminal gets one line per failure. */
+function writeFailureLog(error: unknown): string | null {
+  const dir = join(tmpdir(), 'marin-executor');
+  const file = join(dir, `${basename(process.argv[1] ?? 'run').replace(/\.[cm]?[jt]s$/, '')}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    const failures = ExecutorError.is(error) && Array.isArray(error.details['failures']) ? (error.details['failures'] as unknown[]) : [];
+    const text = [error, ...failures].map((e) => inspect(e, { depth: 8 })).join('\n\n');
+    writeFileSync(file, `${text}\n`);
+    return file;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The short report of a failed run on stderr: one line per failed step with its innermost cause,
+ * code and log location, or one line for a run-level error (bad prefix, cycle, previous failure).
+ * Full stacks only with `--verbose`; otherwise they go to a local log file named on the last line.
+ */
+function printFailure(error: unknown, report: RunReport | null, opts: { verbose: boolean; usage: string | null }): void {
+  const failed = report?.steps.filter((s) => s.failure !== null) ?? [];
+  const lines: string[] = [];
+  if (failed.length > 0 && ExecutorError.hasCode(error, 'EXECUTOR_STEP_FAILED')) {
+    for (const s of failed) {
+      const f = s.failure!;
+      const code = f.code === null || f.code === 'EXECUTOR_STEP_FAILED' ? '' : ` [${f.code}]`;
+      lines.push(`FAILED ${s.label}: ${f.cause}${code}${f.logs === null ? '' : ` (logs: ${f.logs})`}`);
+    }
+  } else {
+    const f = describeFailure(error);
+    const outer = f.chain[0] ?? f.cause;
+    lines.push(`error: ${outer}${f.chain.length > 1 ? `: ${f.cause}` : ''}${f.code === null ? '' : ` [${f.code}]`}`);
+  }
+  if (opts.usage !== null) {
+    process.stderr.write(`${lines.join('\n')}\n\n${opts.usage}`);
+    return;
+  }
+  if (opts.verbose) {
+    lines.push(inspect(error, { depth: 8 }));
+  } else {
+    const file = writeFailureLog(error);
+    if (file !== null) lines.push(`full error with stacks: ${file} (or rerun with --verbose)`);
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -53,17 +53,46 @@ function messageOf(e: unknown): string {
   return String(e);
 }
 
-/** Flattens a step failure: the innermost cause, its code, the chain, and where the step's logs are. */
+/** `Step failed: <label>` and `<n> step(s) failed` only wrap the error worth reporting. */
+function isWrapper(e: unknown): boolean {
+  return (
+    isObject(e) &&
+    e['code'] === 'EXECUTOR_STEP_FAILED' &&
+    typeof e['message'] === 'string' &&
+    (e['message'].startsWith('Step failed: ') || / step\(s\) failed$/.test(e['message']))
+  );
+}
+
+function codeOf(e: unknown): string | null {
+  return isObject(e) && typeof e['code'] === 'string' && /^[A-Z]+_[A-Z_]+$/.test(e['code']) ? e['code'] : null;
+}
+
+/** The line of a remote job's output tail that names its error (the worker prints `error: …`). */
+function tailCause(tail: unknown): string | null {
+  if (!Array.isArray(tail)) return null;
+  const lines = tail.filter((l): l is string => typeof l === 'string' && l.trim() !== '');
+  const marked = [...lines].reverse().find((l) => /^error: /i.test(l.trim()));
+  return (marked ?? lines[lines.length - 1] ?? null)?.trim() ?? null;
+}
+
+/**
+ * Flattens a failure: the innermost cause (for a remote step, the error line of its job's output),
+ * the code of the first error below the generic `Step failed` wrappers, the whole chain, and where
+ * the step's logs are.
+ */
 export function describeFailure(error: unknown): FailureReport {
   const chain = causeChain(error);
-  const innermost = chain[chain.length - 1];
   let code: string | null = null;
   let logs: string | null = null;
+  let remoteCause: string | null = null;
   for (const e of chain) {
-    if (!isObject(e)) continue;
-    if (typeof e['code'] === 'string' && /^[A-Z]+_[A-Z_]+$/.test(e['code'])) code = e['code'];
-    const details = e['details'];
-    if (logs === null && isObject(details) && typeof details['jobId'] === 'string') logs = `iris job logs ${details['jobId']}`;
+    if (code === null && !isWrapper(e)) code = codeOf(e);
+    const details = isObject(e) ? e['details'] : undefined;
+    if (!isObject(details)) continue;
+    if (logs === null && typeof details['jobId'] === 'string') logs = `iris job logs ${details['jobId']}`;
+    remoteCause ??= tailCause(details['logTail']);
   }
-  return { code, cause: messageOf(innermost).split('\n')[0] ?? '', chain: chain.map(messageOf), logs };
+  code ??= codeOf(chain[0]);
+  const innermost = messageOf(chain[chain.length - 1]).split('\n')[0] ?? '';
+  return { code, cause: remoteCause ?? innermost, chain: chain.map(messageOf), logs };
 }

@@ -24,11 +24,67 @@ describe('executorMain() as a process', () => {
     expect(await listTree(tmp.path)).toEqual([]);
   });
 
-  it('prints the usage and exits 0 for --help', async () => {
+  it('prints the usage with the script name and exits 0 for --help', async () => {
     await using tmp = await makeTempDir();
     const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--help'] });
     expect(r.code).toBe(0);
+    expect(r.stdout.startsWith('usage: two-steps.ts [options]')).toBe(true);
     expect(r.stdout).toContain('--run-only');
+    expect(await listTree(tmp.path)).toEqual([]);
+  });
+
+  it('suggests the flag meant by a typo', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--dry-rn'] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('did you mean --dry-run?');
+    expect(await listTree(tmp.path)).toEqual([]);
+  });
+
+  it('exits 2 for a --run-only pattern that matches no step, listing close step names, and writes nothing', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--run-only', '^cli/aa$'] });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('"cli/a"');
+    expect(r.stderr).toContain('usage: two-steps.ts');
+    expect(await listTree(tmp.path)).toEqual([]);
+  });
+
+  it('ends a failed run with one line per failed step (cause, code, log file) and exit 1, no stack', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('failing-step.ts', { args: ['--prefix', tmp.path, '--json'] });
+    expect(r.code).toBe(1);
+    const failed = r.stderr.split('\n').filter((l) => l.startsWith('FAILED '));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(/^FAILED fail\/b-[0-9a-f]{6}: vocab\.json: no such file in the tokenizer directory$/);
+    // The progress line carries the cause too.
+    expect(r.stderr).toMatch(/fail\/b-[0-9a-f]{6}: failed \(vocab\.json: no such file/);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    const logFile = /full error with stacks: (\S+)/.exec(r.stderr)?.[1];
+    expect(await readFile(logFile!, 'utf8')).toContain('could not load the vocabulary');
+    const report = JSON.parse(r.stdout) as { ok: boolean; summary: Record<string, number>; steps: { name: string; outcome: string; failure: unknown }[] };
+    expect(report.ok).toBe(false);
+    expect(report.summary).toMatchObject({ total: 3, ran: 2, failed: 1 });
+    expect(report.steps.find((s) => s.name === 'fail/b')).toMatchObject({
+      outcome: 'failed',
+      failure: { cause: 'vocab.json: no such file in the tokenizer directory', chain: expect.arrayContaining(['could not load the vocabulary']) },
+    });
+
+    const verbose = await runFixture('failing-step.ts', { args: ['--prefix', tmp.path, '--verbose'] });
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toMatch(/^\s+at /m);
+  });
+
+  it('prints the dry-run plan as JSON with --json', async () => {
+    await using tmp = await makeTempDir();
+    const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--dry-run', '--json'] });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { dryRun: boolean; plan: { name: string; action: string; reason: string; diff: unknown }[] };
+    expect(out.dryRun).toBe(true);
+    expect(out.plan.map((p) => [p.name, p.action])).toEqual([
+      ['cli/a', 'run'],
+      ['cli/b', 'run'],
+    ]);
     expect(await listTree(tmp.path)).toEqual([]);
   });
 
