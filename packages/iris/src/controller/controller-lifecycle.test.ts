@@ -214,7 +214,7 @@ describe('ControllerState: capacity', () => {
     h.registerWorker('w');
     h.launch('/u/j');
     h.state.mutate((ctx) =>
-      commitSchedulingResult(ctx, { assignments: [{ taskId: '/u/j/0', jobId: '/u/j', workerId: 'vanished' }], expiredTaskIds: [], pendingJobs: [] }),
+      commitSchedulingResult(ctx, { assignments: [{ taskId: '/u/j/0', jobId: '/u/j', workerId: 'vanished', band: 'INTERACTIVE' }], expiredTaskIds: [], pendingJobs: [], preemptions: [] }),
     );
     expect(h.state.store.task('/u/j/0')).toMatchObject({ state: S.TASK_STATE_PENDING, current_attempt_id: -1 });
   });

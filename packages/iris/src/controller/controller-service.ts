@@ -131,6 +131,13 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
       return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts };
     }),
     healthCheck: unary(deps, () => ({ healthy: true, uptimeMs: Date.now() - deps.startedAtMs, version: deps.version })),
+    setUserBudget: unary(deps, (req) => {
+      const budget = state.setUserBudget(req);
+      deps.wake();
+      return { budget };
+    }),
+    getUserBudget: unary(deps, (req) => ({ budget: state.getUserBudget(req.user) })),
+    listUserBudgets: unary(deps, () => ({ budgets: state.listUserBudgets() })),
     reportAttempt: unary(deps, (req) => {
       if (state.reportAttempt(req)) deps.wake();
       return {};

@@ -1,7 +1,7 @@
 import { IrisError } from '../errors.js';
-import type { LaunchJobRequest, ListJobsRequest, ListJobsResponse, RegisterRequest, ReportAttemptRequest } from '../gen/iris/v1/controller.js';
+import type { LaunchJobRequest, ListJobsRequest, ListJobsResponse, RegisterRequest, ReportAttemptRequest, SetUserBudgetRequest, UserBudget } from '../gen/iris/v1/controller.js';
 import type { DesiredAttempt, ReconcileResponse } from '../gen/iris/v1/worker.js';
-import { JobState, StopReason } from '../gen/iris/v1/types.js';
+import { JobState, PriorityBand, StopReason } from '../gen/iris/v1/types.js';
 import type { JobStatus, TaskStatus } from '../gen/iris/v1/types.js';
 import { scheduleTick } from '../scheduler/schedule-tick.js';
 import type { SchedulerLimits, SchedulingResult } from '../scheduler/types.js';
@@ -15,7 +15,8 @@ import type { LogStore } from './log-store.js';
 import { applyReconcileResponse, applySupervisorReport } from './observations.js';
 import { planDesiredAttempts } from './reconcile-planner.js';
 import { buildRunSpec } from './run-spec.js';
-import { buildSchedulingInput, commitSchedulingResult, committedByWorker, expireAttemptTimeouts } from './scheduling.js';
+import { refreshReservationClaims } from './reservations.js';
+import { budgetView, buildSchedulingInput, commitPreemptions, commitSchedulingResult, committedByWorker, expireAttemptTimeouts, schedulerWorkers } from './scheduling.js';
 import type { PendingInfo } from './scheduling.js';
 import { jobStatusOf, taskStatusOf } from './status-views.js';
 import { ControllerStore } from './store.js';
@@ -135,8 +136,10 @@ export class ControllerState {
     return this.mutate((ctx) => {
       expireAttemptTimeouts(ctx);
       const committed = committedByWorker(this.store);
+      refreshReservationClaims(ctx, schedulerWorkers(this.store, committed));
       const result = scheduleTick(buildSchedulingInput(this.store, ctx.now, this.options.limits ?? {}, committed));
       commitSchedulingResult(ctx, result, committed);
+      commitPreemptions(ctx, result.preemptions);
       this.pending.clear();
       for (const p of result.pendingJobs) this.pending.set(p.jobId, { reason: p.reason, canBeScheduled: p.canBeScheduled });
       return result;
@@ -200,7 +203,7 @@ export class ControllerState {
   getJobStatus(jobId: string, includeTasks: boolean): JobStatus {
     const job = this.store.job(jobId);
     if (!job) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
-    return jobStatusOf(this.store, job, includeTasks, this.pending.get(jobId));
+    return jobStatusOf(this.store, job, includeTasks, this.pending.get(jobId), budgetView(this.store));
   }
 
   /** States of several jobs; unknown ids are left out. */
@@ -238,8 +241,9 @@ export class ControllerState {
     const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
     const { n } = this.store.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${filter}`).get(...args) as { n: number };
     const page = this.store.db.prepare(`SELECT * FROM jobs ${filter} ORDER BY seq LIMIT ? OFFSET ?`).all(...args, limit, q.offset) as JobRow[];
+    const budgets = budgetView(this.store);
     return {
-      jobs: page.map((j) => jobStatusOf(this.store, j, false, this.pending.get(j.job_id))),
+      jobs: page.map((j) => jobStatusOf(this.store, j, false, this.pending.get(j.job_id), budgets)),
       totalCount: n,
       hasMore: q.offset + page.length < n,
     };
@@ -256,6 +260,40 @@ export class ControllerState {
     const task = this.store.task(taskId);
     if (!task) throw new IrisError('IRIS_NOT_FOUND', `task "${taskId}" not found`);
     return taskStatusOf(this.store, task, this.pending.get(task.job_id));
+  }
+
+  /**
+   * `SetUserBudget`: stores a user's budget limit (0 = unlimited) and best allowed band
+   * (UNSPECIFIED = no cap); applies from the next scheduling pass.
+   * @throws {IrisError} IRIS_INVALID_ARGUMENT for an empty user, a negative limit or an unknown band.
+   */
+  setUserBudget(req: SetUserBudgetRequest): UserBudget {
+    if (req.user === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'user must not be empty');
+    if (!Number.isSafeInteger(req.budgetLimit) || req.budgetLimit < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'budget_limit must be >= 0 (0 = unlimited)');
+    if (![PriorityBand.PRIORITY_BAND_UNSPECIFIED, PriorityBand.PRIORITY_BAND_PRODUCTION, PriorityBand.PRIORITY_BAND_INTERACTIVE, PriorityBand.PRIORITY_BAND_BATCH].includes(req.maxBand)) {
+      throw new IrisError('IRIS_INVALID_ARGUMENT', 'max_band must be PRODUCTION, INTERACTIVE, BATCH or unspecified');
+    }
+    this.mutate((ctx) => this.store.upsertUserBudget({ user: req.user, budget_limit: req.budgetLimit, max_band: req.maxBand, updated_at_ms: ctx.now }));
+    return this.getUserBudget(req.user);
+  }
+
+  /** `GetUserBudget`: a user's limits (defaults when never set) and current spend. */
+  getUserBudget(user: string): UserBudget {
+    if (user === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'user must not be empty');
+    const row = this.store.userBudget(user);
+    const spend = budgetView(this.store).spend.get(user) ?? 0;
+    return { user, budgetLimit: row?.budget_limit ?? 0, maxBand: row?.max_band ?? 0, spend, updatedAtMs: row?.updated_at_ms ?? 0 };
+  }
+
+  /** `ListUserBudgets`: every user with a stored budget or current spend, by name. */
+  listUserBudgets(): UserBudget[] {
+    const { spend } = budgetView(this.store);
+    const rows = new Map(this.store.userBudgets().map((r) => [r.user, r]));
+    const users = [...new Set([...rows.keys(), ...spend.keys()])].sort();
+    return users.map((user) => {
+      const row = rows.get(user);
+      return { user, budgetLimit: row?.budget_limit ?? 0, maxBand: row?.max_band ?? 0, spend: spend.get(user) ?? 0, updatedAtMs: row?.updated_at_ms ?? 0 };
+    });
   }
 
   /** Job ids of `jobId`'s subtree (for log-follow wake-ups). */

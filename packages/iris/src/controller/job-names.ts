@@ -83,3 +83,16 @@ export function parseAttemptName(name: string): { taskId: string; attemptId: num
 export function isSameOrDescendant(id: string, ancestor: string): boolean {
   return id === ancestor || id.startsWith(`${ancestor}/`);
 }
+
+/** Name of the holder child job a reservation creates under the reserving job. */
+export const RESERVATION_HOLDER_NAME = ':reservation:';
+
+/** `/alice/train` → `/alice/train/:reservation:`. */
+export function holderJobIdOf(jobId: string): string {
+  return `${jobId}/${RESERVATION_HOLDER_NAME}`;
+}
+
+/** True for a reservation's holder job (never placed, never dispatched). */
+export function isHolderJobId(jobId: string): boolean {
+  return jobId.endsWith(`/${RESERVATION_HOLDER_NAME}`);
+}

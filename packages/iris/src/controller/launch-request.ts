@@ -9,6 +9,7 @@ import { parseJobName } from './job-names.js';
 
 const MAX_ENV_VALUE_BYTES = 128 * 1024;
 const MAX_PYTHON_LOCK_BYTES = 1024 * 1024;
+const MAX_RESERVATION_ENTRIES = 1024;
 const PYTHON_VERSION_RE = /^(\d+(\.\d+){0,2})?$/;
 const nonNegative = (field: string) => z.number().int().nonnegative({ message: `${field} must be >= 0` });
 // int64 fields arrive as JS numbers; past 2^53 they are no longer exact, so they are out of range.
@@ -30,6 +31,7 @@ const RequestSchema = z.object({
   schedulingTimeoutMs: bytesOrMs('scheduling_timeout_ms'),
   existingJobPolicy: z.number().int().min(0).max(3, { message: 'existing_job_policy is not a known value' }),
   preemptionPolicy: z.number().int().min(0).max(2, { message: 'preemption_policy is not a known value' }),
+  priorityBand: z.number().int().min(0).max(4, { message: 'priority_band is not a known value' }),
   ports: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'ports: a port name must be 1-64 of [A-Za-z0-9_-]' })),
   bundleId: z.string().regex(/^([0-9a-f]{64})?$/, { message: 'bundle_id must be a sha256 hex digest or empty' }),
 });
@@ -87,6 +89,15 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
     if (device.value.count < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'resources.device.gpu.count must be >= 0');
   }
   req.constraints.forEach((c, i) => validateConstraint(c, `constraints[${i}]`));
+  const entries = req.reservation?.entries ?? [];
+  if (entries.length > MAX_RESERVATION_ENTRIES) throw new IrisError('IRIS_INVALID_ARGUMENT', `reservation.entries: at most ${MAX_RESERVATION_ENTRIES} entries`);
+  entries.forEach((e, i) => {
+    const r = e.resources;
+    if (r && (r.cpuMillicores < 0 || r.memoryBytes < 0 || r.diskBytes < 0)) throw new IrisError('IRIS_INVALID_ARGUMENT', `reservation.entries[${i}].resources must be >= 0`);
+    const kind = r?.device?.kind;
+    if (kind?.$case === 'tpu') getTpuTopology(kind.value.variant);
+    e.constraints.forEach((c, j) => validateConstraint(c, `reservation.entries[${i}].constraints[${j}]`));
+  });
   if (req.coscheduling && req.coscheduling.tasksPerGroup < 0) {
     throw new IrisError('IRIS_INVALID_ARGUMENT', 'coscheduling.tasks_per_group must be >= 0');
   }

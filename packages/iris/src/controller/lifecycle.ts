@@ -4,6 +4,7 @@ import type { DerivedJobState } from './job-state.js';
 import type { ControllerStore, JobRow, TaskRow } from './store.js';
 import { decideTaskOutcome } from './task-outcome.js';
 import type { AttemptOutcome } from './task-outcome.js';
+import { holderJobIdOf } from './job-names.js';
 import { isTerminalJobState, isTerminalTaskState } from './task-states.js';
 
 /** What every state change needs: the store, the tick's clock reading and change tracking. */
@@ -63,10 +64,10 @@ export function applyTaskOutcome(ctx: LifecycleContext, task: TaskRow, outcome: 
   const job = ctx.store.job(task.job_id);
   if (!job) return;
   const request = ctx.store.request(job);
-  if (d.retry && outcome.kind === 'worker_failed') applyParentPreemptionPolicy(ctx, job, request.preemptionPolicy);
+  if (d.retry && (outcome.kind === 'worker_failed' || outcome.kind === 'preempted')) applyParentPreemptionPolicy(ctx, job, request.preemptionPolicy);
   if (request.coscheduling !== undefined) {
     const siblings = ctx.store.tasksOfJob(job.job_id).filter((t) => t.task_id !== task.task_id);
-    if (d.state === TaskState.TASK_STATE_FAILED || d.state === TaskState.TASK_STATE_WORKER_FAILED) {
+    if (d.state === TaskState.TASK_STATE_FAILED || d.state === TaskState.TASK_STATE_WORKER_FAILED || d.state === TaskState.TASK_STATE_PREEMPTED) {
       for (const s of siblings) endTask(ctx, s, TaskState.TASK_STATE_COSCHED_FAILED, StopReason.STOP_REASON_JOB_TERMINATED, `gang member ${task.task_id} failed`);
     } else if (d.retry) {
       // Bounce live siblings free of charge so the gang is placed again as a whole.
@@ -79,6 +80,66 @@ export function applyTaskOutcome(ctx: LifecycleContext, task: TaskRow, outcome: 
     }
   }
   recomputeJob(ctx, job.job_id);
+}
+
+/**
+ * Evicts live tasks of one job for `preemptorJobId`. Each victim's attempt is stopped with
+ * PREEMPTED (the worker sends SIGTERM, waits its grace period, then SIGKILL). A victim still
+ * ASSIGNED returns to PENDING free; a dispatched one spends its preemption budget and returns to
+ * PENDING with "Preempted by <job>", or ends PREEMPTED beyond it. Every victim is charged, so a
+ * gang slice evicted whole costs each member one preemption; other live members of the gang are
+ * bounced free (or end COSCHED_FAILED when a member ended PREEMPTED).
+ */
+export function preemptTasks(ctx: LifecycleContext, jobId: string, taskIds: readonly string[], preemptorJobId: string): void {
+  const { store } = ctx;
+  const job = store.job(jobId);
+  if (!job || isTerminalJobState(job.state)) return;
+  const request = store.request(job);
+  const error = `Preempted by ${preemptorJobId}`;
+  const victims = new Set<string>();
+  let retried = false;
+  let ended: TaskRow | undefined;
+  for (const id of taskIds) {
+    const task = store.task(id);
+    const live = store.liveAttemptOfTask(id);
+    if (!task || !LIVE_TASK.has(task.state) || !live || live.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED) continue;
+    victims.add(id);
+    stopLiveAttempt(ctx, id, StopReason.STOP_REASON_PREEMPTED);
+    const d =
+      live.state === TaskState.TASK_STATE_ASSIGNED
+        ? decideTaskOutcome(budgetOf(task), { kind: 'delivery_failed', error })
+        : decideTaskOutcome(budgetOf(task), { kind: 'preempted', error });
+    const terminal = isTerminalTaskState(d.state);
+    store.updateTask({ ...task, state: d.state, preemption_count: d.preemptionCount, error: d.error, exit_code: 0, finished_at_ms: terminal ? ctx.now : 0 });
+    store.deleteEndpointsOfTask(id);
+    ctx.changedJobs.add(jobId);
+    if (d.retry) retried = true;
+    else ended ??= task;
+  }
+  if (victims.size === 0) return;
+  if (request.coscheduling !== undefined) {
+    for (const s of store.tasksOfJob(jobId)) {
+      if (victims.has(s.task_id)) continue;
+      if (ended !== undefined) {
+        endTask(ctx, s, TaskState.TASK_STATE_COSCHED_FAILED, StopReason.STOP_REASON_JOB_TERMINATED, `gang member ${ended.task_id} was preempted`);
+      } else if (LIVE_TASK.has(s.state)) {
+        stopLiveAttempt(ctx, s.task_id, StopReason.STOP_REASON_SUPERSEDED);
+        store.updateTask({ ...s, state: TaskState.TASK_STATE_PENDING });
+        store.deleteEndpointsOfTask(s.task_id);
+      }
+    }
+  }
+  if (retried) applyParentPreemptionPolicy(ctx, job, request.preemptionPolicy);
+  recomputeJob(ctx, jobId);
+}
+
+function budgetOf(task: TaskRow) {
+  return {
+    failureCount: task.failure_count,
+    preemptionCount: task.preemption_count,
+    maxRetriesFailure: task.max_retries_failure,
+    maxRetriesPreemption: task.max_retries_preemption,
+  };
 }
 
 function applyParentPreemptionPolicy(ctx: LifecycleContext, job: JobRow, policy: JobPreemptionPolicy): void {
@@ -121,6 +182,9 @@ function finishOrUpdateJob(ctx: LifecycleContext, job: JobRow, derived: DerivedJ
   if (!terminal) return;
   const killReason = derived.state === JobState.JOB_STATE_UNSCHEDULABLE ? 'Scheduling timeout exceeded' : `job ${job.job_id} finished`;
   for (const t of ctx.store.tasksOfJob(job.job_id)) endTask(ctx, t, TaskState.TASK_STATE_KILLED, StopReason.STOP_REASON_JOB_TERMINATED, killReason);
+  // A reservation ends with its job, however the job ended: the claimed workers are released.
+  const holder = ctx.store.job(holderJobIdOf(job.job_id));
+  if (holder) killJob(ctx, holder, StopReason.STOP_REASON_JOB_TERMINATED, `job ${job.job_id} finished`);
   if (derived.state !== JobState.JOB_STATE_SUCCEEDED) {
     for (const child of ctx.store.childJobs(job.job_id)) {
       killJobTree(ctx, child.job_id, StopReason.STOP_REASON_JOB_TERMINATED, `parent ${job.job_id} ended ${JobState[derived.state]}`);

@@ -2,10 +2,15 @@ import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { WorkerMetadata } from '../gen/iris/v1/types.js';
 import { constraintFromProto } from './constraint-proto.js';
+import { effectiveBand, userSpend } from '../scheduler/priority-band.js';
+import type { PriorityBand, UserBudgetLimits } from '../scheduler/priority-band.js';
+import { RESERVATION_ATTRIBUTE } from '../scheduler/job-candidates.js';
 import type {
   Assignment,
   AttributeValue,
+  Preemption,
   ResourceAmounts,
+  RunningTask,
   SchedulerJob,
   SchedulerLimits,
   SchedulerTask,
@@ -15,9 +20,14 @@ import type {
   SchedulingResult,
 } from '../scheduler/types.js';
 import { mintAttemptUid } from './attempt-uid.js';
-import { applyTaskOutcome, endTask, recomputeJob, stopLiveAttempt } from './lifecycle.js';
+import { taskResources } from './request-resources.js';
+import { applyTaskOutcome, endTask, preemptTasks, recomputeJob, stopLiveAttempt } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import type { ControllerStore, JobRow } from './store.js';
+import { isHolderJobId } from './job-names.js';
+import { bandFromProto, bandToProto, limitsOfRow } from './priority-bands.js';
+import { deviceKeyOf } from './request-resources.js';
+import { activeClaims, reservationViewOf } from './reservations.js';
+import type { AttemptRow, ControllerStore, JobRow } from './store.js';
 import { isTerminalTaskState, taskStateName } from './task-states.js';
 
 /** Why a job is still pending, kept in memory and recomputed every tick (§8.6, §12). */
@@ -26,16 +36,6 @@ export interface PendingInfo {
   readonly canBeScheduled: boolean;
 }
 
-/** What one task of `req` needs. */
-export function taskResources(req: LaunchJobRequest): ResourceAmounts {
-  const kind = req.resources?.device?.kind;
-  return {
-    cpuMillicores: req.resources?.cpuMillicores ?? 0,
-    memoryBytes: req.resources?.memoryBytes ?? 0,
-    gpuCount: kind?.$case === 'gpu' ? kind.value.count : 0,
-    tpuChips: kind?.$case === 'tpu' ? kind.value.count : 0,
-  };
-}
 
 /** A worker's advertised totals. */
 export function workerCapacity(meta: WorkerMetadata): ResourceAmounts {
@@ -93,9 +93,9 @@ export function committedByWorker(store: ControllerStore): Map<string, WorkerCom
   return out;
 }
 
-/** Adapts one consistent view of the DB (and the commitments derived from it) to the scheduler's plain-data input (§8.1). */
-export function buildSchedulingInput(store: ControllerStore, nowMs: number, limits: SchedulerLimits, committed: ReadonlyMap<string, WorkerCommitment>): SchedulingInput {
-  const workers: SchedulerWorker[] = store.workers().map((w) => {
+/** Healthy and unhealthy workers as the scheduler sees them, before reservation attributes. */
+export function schedulerWorkers(store: ControllerStore, committed: ReadonlyMap<string, WorkerCommitment>): SchedulerWorker[] {
+  return store.workers().map((w) => {
     const c = committed.get(w.worker_id);
     return {
       workerId: w.worker_id,
@@ -106,14 +106,78 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
       buildingCount: c?.building ?? 0,
     };
   });
+}
+
+/** Live attempts with what they hold, the band stamped on them and their job. */
+interface LiveAttemptView {
+  readonly attempt: AttemptRow;
+  readonly job: JobRow;
+  readonly req: LaunchJobRequest;
+  readonly resources: ResourceAmounts;
+  readonly band: PriorityBand;
+  /** The task moved on (stop requested): the attempt only still holds resources. */
+  readonly stopping: boolean;
+}
+
+function liveAttemptViews(store: ControllerStore): LiveAttemptView[] {
+  const out: LiveAttemptView[] = [];
+  for (const attempt of store.liveAttempts()) {
+    const jobId = attempt.task_id.slice(0, attempt.task_id.lastIndexOf('/'));
+    const job = store.job(jobId);
+    if (!job) continue;
+    const req = store.request(job);
+    out.push({
+      attempt,
+      job,
+      req,
+      resources: taskResources(req),
+      band: bandFromProto(attempt.priority_band || req.priorityBand),
+      stopping: attempt.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED,
+    });
+  }
+  return out;
+}
+
+/** Budgets and spend of every user, from one view of the DB. */
+export interface BudgetView {
+  readonly limits: ReadonlyMap<string, UserBudgetLimits>;
+  readonly spend: ReadonlyMap<string, number>;
+}
+
+/** Reads user limits and derives spend from live, not-stopping attempts by their stamped band. */
+export function budgetView(store: ControllerStore, live: readonly LiveAttemptView[] = liveAttemptViews(store)): BudgetView {
+  const limits = new Map(store.userBudgets().map((r) => [r.user, limitsOfRow(r)] as const));
+  const spend = userSpend(live.filter((v) => !v.stopping).map((v) => ({ user: v.job.user, band: v.band, resources: v.resources })));
+  return { limits, spend };
+}
+
+/**
+ * Adapts one consistent view of the DB (and the commitments derived from it) to the scheduler's
+ * plain-data input (§8.1): workers with their reservation claims as `reservation-job`, pending jobs
+ * with their effective band (user cap and budget applied), user, device class and reservation
+ * scope, and the live attempts preemption may pick victims from.
+ */
+export function buildSchedulingInput(store: ControllerStore, nowMs: number, limits: SchedulerLimits, committed: ReadonlyMap<string, WorkerCommitment>): SchedulingInput {
+  const claims = activeClaims(store);
+  const claimsByJob = new Map<string, number>();
+  for (const jobId of claims.values()) claimsByJob.set(jobId, (claimsByJob.get(jobId) ?? 0) + 1);
+  const workers: SchedulerWorker[] = schedulerWorkers(store, committed).map((w) => {
+    const claimedBy = claims.get(w.workerId);
+    return claimedBy === undefined ? w : { ...w, attributes: { ...w.attributes, [RESERVATION_ATTRIBUTE]: claimedBy } };
+  });
+  const live = liveAttemptViews(store);
+  const budgets = budgetView(store, live);
+  const bandOf = (user: string, requested: PriorityBand): PriorityBand => effectiveBand(requested, budgets.limits.get(user), budgets.spend.get(user) ?? 0);
   const pending = store.pendingTasks();
   const jobIds = new Set(pending.map((t) => t.job_id));
   const jobs: SchedulerJob[] = [];
   const tasks: SchedulerTask[] = [];
   for (const jobId of jobIds) {
+    if (isHolderJobId(jobId)) continue;
     const job = store.job(jobId);
     if (!job) continue;
     const req = store.request(job);
+    const reservation = reservationViewOf(store, job, claimsByJob);
     jobs.push({
       jobId,
       depth: job.depth,
@@ -123,6 +187,11 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
       resources: taskResources(req),
       constraints: req.constraints.map(constraintFromProto),
       coscheduling: req.coscheduling ? { groupBy: req.coscheduling.groupBy, tasksPerGroup: req.coscheduling.tasksPerGroup } : null,
+      band: bandOf(job.user, bandFromProto(req.priorityBand)),
+      user: job.user,
+      deviceKey: deviceKeyOf(req),
+      ...(reservation.scope === undefined ? {} : { reservationScope: reservation.scope }),
+      ...(reservation.blockedReason === undefined ? {} : { blockedReason: reservation.blockedReason }),
     });
     // A gang is placed only when all its non-terminal tasks are pending, so the scheduler sees them all.
     for (const t of store.tasksOfJob(jobId)) {
@@ -137,7 +206,28 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
       });
     }
   }
-  return { nowMs, workers, jobs, tasks, limits };
+  const running: RunningTask[] = live.map((v) => ({
+    taskId: v.attempt.task_id,
+    jobId: v.job.job_id,
+    workerId: v.attempt.worker_id,
+    band: bandOf(v.job.user, v.band),
+    resources: v.resources,
+    deviceKey: deviceKeyOf(v.req),
+    coscheduled: v.req.coscheduling !== undefined,
+    stopping: v.stopping,
+  }));
+  return { nowMs, workers, jobs, tasks, limits, running, userSpend: budgets.spend };
+}
+
+/** Commits the preemption decisions of a pass: victims grouped by job, each stopped once. */
+export function commitPreemptions(ctx: LifecycleContext, preemptions: readonly Preemption[]): void {
+  const byJob = new Map<string, { tasks: string[]; preemptor: string }>();
+  for (const p of preemptions) {
+    const entry = byJob.get(p.victimJobId) ?? { tasks: [], preemptor: p.preemptorJobId };
+    entry.tasks.push(p.victimTaskId);
+    byJob.set(p.victimJobId, entry);
+  }
+  for (const [jobId, { tasks, preemptor }] of byJob) preemptTasks(ctx, jobId, tasks, preemptor);
 }
 
 /**
@@ -206,7 +296,16 @@ function createAttempt(ctx: LifecycleContext, a: Assignment): void {
         peerHosts: a.gang.peerWorkerIds.map((id) => hostOf(store.worker(id)?.address ?? '')),
       })
     : null;
-  store.insertAttempt({ task_id: a.taskId, attempt_id: attemptId, attempt_uid: uid, worker_id: a.workerId, state: TaskState.TASK_STATE_ASSIGNED, created_at_ms: now, gang });
+  store.insertAttempt({
+    task_id: a.taskId,
+    attempt_id: attemptId,
+    attempt_uid: uid,
+    worker_id: a.workerId,
+    state: TaskState.TASK_STATE_ASSIGNED,
+    created_at_ms: now,
+    gang,
+    priority_band: bandToProto(a.band),
+  });
   store.updateTask({ ...task, state: TaskState.TASK_STATE_ASSIGNED, current_attempt_id: attemptId, error: '', exit_code: 0, finished_at_ms: 0 });
   ctx.changedJobs.add(a.jobId);
 }

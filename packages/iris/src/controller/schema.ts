@@ -104,5 +104,22 @@ export const MIGRATIONS: readonly string[] = [
     created_at_ms INTEGER NOT NULL,
     last_used_ms INTEGER NOT NULL
   );
+  `,  // Priority bands, user budgets and reservations: the band stamped on each attempt at
+  // assignment, per-user limits, and the workers each reservation entry (holder task) claims.
+  `
+  ALTER TABLE attempts ADD COLUMN priority_band INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE user_budgets (
+    user TEXT PRIMARY KEY,
+    budget_limit INTEGER NOT NULL DEFAULT 0,
+    max_band INTEGER NOT NULL DEFAULT 0,
+    updated_at_ms INTEGER NOT NULL
+  );
+  CREATE TABLE reservation_claims (
+    holder_task_id TEXT PRIMARY KEY REFERENCES tasks(task_id) ON DELETE CASCADE,
+    job_id TEXT NOT NULL,
+    worker_id TEXT NOT NULL,
+    claimed_at_ms INTEGER NOT NULL
+  );
+  CREATE INDEX reservation_claims_worker ON reservation_claims(worker_id);
   `,
 ];

@@ -1,7 +1,9 @@
 import type { WorkerInfo } from '../gen/iris/v1/controller.js';
 import { JobState, TaskState } from '../gen/iris/v1/types.js';
 import type { JobStatus, ResourceUsage, TaskAttempt, TaskStatus } from '../gen/iris/v1/types.js';
-import type { PendingInfo } from './scheduling.js';
+import { effectiveBand } from '../scheduler/priority-band.js';
+import { bandFromProto, bandToProto } from './priority-bands.js';
+import type { BudgetView, PendingInfo } from './scheduling.js';
 import { committedByWorker, workerCapacity } from './scheduling.js';
 import type { AttemptRow, ControllerStore, JobRow, TaskRow } from './store.js';
 import { isTerminalTaskState, taskStateName } from './task-states.js';
@@ -45,11 +47,15 @@ export function taskStatusOf(store: ControllerStore, task: TaskRow, pending?: Pe
     pendingReason: task.state === TaskState.TASK_STATE_PENDING ? (pending?.reason ?? '') : '',
     failureCount: task.failure_count,
     preemptionCount: task.preemption_count,
+    priorityBand: current?.priority_band ?? 0,
   };
 }
 
-/** The wire view of one job; `pending` comes from the last tick's diagnostics. */
-export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: boolean, pending: PendingInfo | undefined): JobStatus {
+/**
+ * The wire view of one job; `pending` comes from the last tick's diagnostics, `budgets` (read once
+ * per call) gives the band the scheduler would use now.
+ */
+export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: boolean, pending: PendingInfo | undefined, budgets?: BudgetView): JobStatus {
   const req = store.request(job);
   const tasks = store.tasksOfJob(job.job_id);
   const counts: Record<string, number> = {};
@@ -84,6 +90,8 @@ export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: b
     parentJobId: job.parent_id ?? '',
     depth: job.depth,
     submitArgv: req.submitArgv,
+    priorityBand: req.priorityBand,
+    effectivePriorityBand: bandToProto(effectiveBand(bandFromProto(req.priorityBand), budgets?.limits.get(job.user), budgets?.spend.get(job.user) ?? 0)),
   };
 }
 

@@ -57,6 +57,25 @@ export interface AttemptRow {
   gang: string | null;
   usage: string | null;
   ports: string | null;
+  /** The band stamped at assignment (a `PriorityBand` value; 0 for attempts older than bands). */
+  priority_band: number;
+}
+
+/** A `user_budgets` row. */
+export interface UserBudgetRow {
+  user: string;
+  budget_limit: number;
+  /** A `PriorityBand` value; 0 = no cap. */
+  max_band: number;
+  updated_at_ms: number;
+}
+
+/** A `reservation_claims` row: the worker a holder task (one reservation entry) claimed. */
+export interface ReservationClaimRow {
+  holder_task_id: string;
+  job_id: string;
+  worker_id: string;
+  claimed_at_ms: number;
 }
 
 /** A `workers` row. */
@@ -112,8 +131,8 @@ export class ControllerStore {
       liveAttempts: p(`SELECT * FROM attempts WHERE state IN ${LIVE}`),
       liveAttemptsOnWorker: p(`SELECT * FROM attempts WHERE worker_id = ? AND state IN ${LIVE} ORDER BY created_at_ms, attempt_uid`),
       liveAttemptOfTask: p(`SELECT * FROM attempts WHERE task_id = ? AND state IN ${LIVE} LIMIT 1`),
-      insertAttempt: p(`INSERT INTO attempts (task_id, attempt_id, attempt_uid, worker_id, state, created_at_ms, gang)
-        VALUES (@task_id, @attempt_id, @attempt_uid, @worker_id, @state, @created_at_ms, @gang)`),
+      insertAttempt: p(`INSERT INTO attempts (task_id, attempt_id, attempt_uid, worker_id, state, created_at_ms, gang, priority_band)
+        VALUES (@task_id, @attempt_id, @attempt_uid, @worker_id, @state, @created_at_ms, @gang, @priority_band)`),
       updateAttempt: p(`UPDATE attempts SET state = @state, stop_reason = @stop_reason, exit_code = @exit_code, error = @error,
         started_at_ms = @started_at_ms, finished_at_ms = @finished_at_ms, is_worker_failure = @is_worker_failure, usage = @usage,
         ports = @ports WHERE attempt_uid = @attempt_uid`),
@@ -127,6 +146,13 @@ export class ControllerStore {
         consecutive_failures = @consecutive_failures WHERE worker_id = @worker_id`),
       deleteWorker: p('DELETE FROM workers WHERE worker_id = ?'),
       deleteEndpointsOfTask: p('DELETE FROM endpoints WHERE task_id = ?'),
+      userBudget: p('SELECT * FROM user_budgets WHERE user = ?'),
+      userBudgets: p('SELECT * FROM user_budgets ORDER BY user'),
+      upsertUserBudget: p(`INSERT INTO user_budgets (user, budget_limit, max_band, updated_at_ms) VALUES (@user, @budget_limit, @max_band, @updated_at_ms)
+        ON CONFLICT(user) DO UPDATE SET budget_limit = excluded.budget_limit, max_band = excluded.max_band, updated_at_ms = excluded.updated_at_ms`),
+      claims: p('SELECT * FROM reservation_claims ORDER BY claimed_at_ms, holder_task_id'),
+      insertClaim: p('INSERT INTO reservation_claims (holder_task_id, job_id, worker_id, claimed_at_ms) VALUES (@holder_task_id, @job_id, @worker_id, @claimed_at_ms)'),
+      deleteClaim: p('DELETE FROM reservation_claims WHERE holder_task_id = ?'),
     };
   }
 
@@ -229,7 +255,7 @@ export class ControllerStore {
     return this.s('liveAttemptOfTask').get(taskId) as AttemptRow | undefined;
   }
 
-  insertAttempt(row: Pick<AttemptRow, 'task_id' | 'attempt_id' | 'attempt_uid' | 'worker_id' | 'state' | 'created_at_ms' | 'gang'>): void {
+  insertAttempt(row: Pick<AttemptRow, 'task_id' | 'attempt_id' | 'attempt_uid' | 'worker_id' | 'state' | 'created_at_ms' | 'gang' | 'priority_band'>): void {
     this.s('insertAttempt').run(row);
   }
 
@@ -274,5 +300,30 @@ export class ControllerStore {
 
   deleteEndpointsOfTask(taskId: string): void {
     this.s('deleteEndpointsOfTask').run(taskId);
+  }
+
+  userBudget(user: string): UserBudgetRow | undefined {
+    return this.s('userBudget').get(user) as UserBudgetRow | undefined;
+  }
+
+  userBudgets(): UserBudgetRow[] {
+    return this.s('userBudgets').all() as UserBudgetRow[];
+  }
+
+  upsertUserBudget(row: UserBudgetRow): void {
+    this.s('upsertUserBudget').run(row);
+  }
+
+  /** Every reservation claim, oldest first. */
+  claims(): ReservationClaimRow[] {
+    return this.s('claims').all() as ReservationClaimRow[];
+  }
+
+  insertClaim(row: ReservationClaimRow): void {
+    this.s('insertClaim').run(row);
+  }
+
+  deleteClaim(holderTaskId: string): void {
+    this.s('deleteClaim').run(holderTaskId);
   }
 }

@@ -1,13 +1,15 @@
 import { IrisError } from '../errors.js';
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ExistingJobPolicy, JobState, StopReason, TaskState } from '../gen/iris/v1/types.js';
-import type { DeviceSpec } from '../scheduler/types.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { planReplicas } from '../tpu/tpu-replicas.js';
 import { parseJobName, taskIdOf } from './job-names.js';
 import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
 import { constraintFromProto, constraintToProto } from './constraint-proto.js';
 import { validateLaunchRequest } from './launch-request.js';
+import { deviceSpecOf } from './request-resources.js';
+import { resolveRequestedBand } from './priority-bands.js';
+import { createReservationHolder } from './reservations.js';
 import { jobTree, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { isTerminalJobState } from './task-states.js';
@@ -15,13 +17,6 @@ import { isTerminalJobState } from './task-states.js';
 /** Default `max_retries_preemption` when a request leaves it unset. */
 export const DEFAULT_MAX_RETRIES_PREEMPTION = 100;
 
-/** Maps a request's device to the scheduler's device type. */
-export function deviceSpecOf(req: LaunchJobRequest): DeviceSpec {
-  const kind = req.resources?.device?.kind;
-  if (kind?.$case === 'tpu') return { kind: 'tpu', variant: kind.value.variant, topology: kind.value.topology, count: kind.value.count };
-  if (kind?.$case === 'gpu') return { kind: 'gpu', variant: kind.value.variant.toLowerCase() || 'auto', count: kind.value.count };
-  return { kind: 'cpu', variant: kind?.value.variant ?? '' };
-}
 
 /**
  * Runs `LaunchJob` (§5) inside the caller's transaction: validation, parent check, existing-name
@@ -72,6 +67,7 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
     if (tpu.value.count === 0) tpu.value.count = topology.chipsPerVm;
   }
   const parentReq = parent ? store.request(parent) : undefined;
+  req.priorityBand = resolveRequestedBand(input.priorityBand, parentReq);
   req.constraints = mergeConstraints({
     derived: deriveDeviceConstraints(device),
     user: input.constraints.map(constraintFromProto),
@@ -96,7 +92,7 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
   }
 
   const seq = store.nextSeq('job_seq');
-  store.insertJob({
+  const row = {
     job_id: name.id,
     parent_id: name.parent,
     root_id: name.root,
@@ -112,7 +108,8 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
     finished_at_ms: 0,
     seq,
     scheduling_deadline_ms: req.schedulingTimeoutMs > 0 ? now + req.schedulingTimeoutMs : 0,
-  });
+  };
+  store.insertJob(row);
   for (let i = 0; i < plan.replicas; i++) {
     store.insertTask({
       task_id: taskIdOf(name.id, i),
@@ -123,6 +120,7 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
       max_retries_preemption: req.maxRetriesPreemption,
     });
   }
+  createReservationHolder(ctx, row, req);
   ctx.changedJobs.add(name.id);
   return name.id;
 }

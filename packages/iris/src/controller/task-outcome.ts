@@ -7,6 +7,8 @@ export type AttemptOutcome =
   | { readonly kind: 'failed'; readonly exitCode: number; readonly error: string }
   /** Worker lost or restarted, or the spec was lost, after the attempt started: spends the preemption budget. */
   | { readonly kind: 'worker_failed'; readonly error: string }
+  /** Evicted for higher-band work after the attempt was dispatched: spends the preemption budget, ends PREEMPTED beyond it. */
+  | { readonly kind: 'preempted'; readonly error: string }
   /** Worker lost or spec lost while still ASSIGNED: always retried, free. */
   | { readonly kind: 'delivery_failed'; readonly error: string };
 
@@ -55,6 +57,18 @@ export function decideTaskOutcome(task: TaskBudget, outcome: AttemptOutcome): Ta
         preemptionCount,
         retry,
         state: retry ? TaskState.TASK_STATE_PENDING : TaskState.TASK_STATE_WORKER_FAILED,
+        exitCode: 0,
+        error: outcome.error,
+      };
+    }
+    case 'preempted': {
+      const preemptionCount = task.preemptionCount + 1;
+      const retry = preemptionCount <= task.maxRetriesPreemption;
+      return {
+        ...base,
+        preemptionCount,
+        retry,
+        state: retry ? TaskState.TASK_STATE_PENDING : TaskState.TASK_STATE_PREEMPTED,
         exitCode: 0,
         error: outcome.error,
       };

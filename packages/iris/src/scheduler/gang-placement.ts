@@ -79,6 +79,7 @@ export function placeGang(
         taskId: task.taskId,
         jobId: job.jobId,
         workerId: peerWorkerIds[rank] ?? '',
+        band: job.band ?? 'INTERACTIVE',
         gang: {
           groupValue: pick.group.value,
           rank,

@@ -3,6 +3,9 @@ import { isRequired } from './constraint-match.js';
 import { TAINT_PREFIX, implicitTaintConstraints } from './taints.js';
 import type { Constraint } from './types.js';
 
+/** Attribute a claimed worker carries: the id of the job whose reservation holds it. */
+export const RESERVATION_ATTRIBUTE = 'reservation-job';
+
 /** The workers a job may use this tick, computed once per distinct constraint list. */
 export interface JobCandidates {
   /** Memo key: the job's constraints as JSON. */
@@ -31,32 +34,49 @@ export class CandidateCache {
   readonly #index: ConstraintIndex;
   readonly #taintKeys: readonly string[];
   readonly #memo = new Map<string, JobCandidates>();
+  readonly #hasReservations: boolean;
 
   constructor(index: ConstraintIndex) {
     this.#index = index;
+    this.#hasReservations = [...index.keys()].includes(RESERVATION_ATTRIBUTE);
     this.#taintKeys = [...index.keys()].filter((k) => k.startsWith(TAINT_PREFIX)).sort();
   }
 
-  /** Candidates for a job with these merged constraints. */
-  get(constraints: readonly Constraint[]): JobCandidates {
-    const signature = constraints.length === 0 ? '[]' : JSON.stringify(constraints);
+  /**
+   * Candidates for a job with these merged constraints. Workers claimed by a reservation other
+   * than `reservationScope` are excluded; those claimed by it rank first.
+   */
+  get(constraints: readonly Constraint[], reservationScope?: string): JobCandidates {
+    const base = constraints.length === 0 ? '[]' : JSON.stringify(constraints);
+    const signature = reservationScope === undefined ? base : `${base}@${reservationScope}`;
     const cached = this.#memo.get(signature);
     if (cached !== undefined) return cached;
-    const computed = this.#compute(signature, constraints);
+    const computed = this.#compute(signature, constraints, reservationScope);
     this.#memo.set(signature, computed);
     return computed;
   }
 
-  #compute(signature: string, constraints: readonly Constraint[]): JobCandidates {
+  #compute(signature: string, constraints: readonly Constraint[], reservationScope: string | undefined): JobCandidates {
     const index = this.#index;
     const implicit = implicitTaintConstraints(constraints, this.#taintKeys);
     const required = [...constraints.filter(isRequired), ...implicit];
-    const { mask, emptiedBy } = index.filter(required);
+    const filtered = index.filter(required);
+    let { mask, emptiedBy } = filtered;
     const score = new Int32Array(index.size);
     for (const c of constraints) {
       if (isRequired(c)) continue;
       const m = index.match(c);
       for (let i = 0; i < index.size; i++) score[i] = (score[i] as number) + (m[i] as number);
+    }
+    if (this.#hasReservations) {
+      const claimed = index.match({ key: RESERVATION_ATTRIBUTE, op: 'EXISTS' });
+      const own = reservationScope === undefined ? undefined : index.match({ key: RESERVATION_ATTRIBUTE, op: 'EQ', value: reservationScope });
+      const before = mask.reduce((n, v) => n + v, 0);
+      mask = Uint8Array.from(mask, (v, i) => (v === 1 && (claimed[i] !== 1 || own?.[i] === 1) ? 1 : 0));
+      if (own !== undefined) for (let i = 0; i < index.size; i++) score[i] = (score[i] as number) + (own[i] as number);
+      if (before > 0 && emptiedBy === undefined && !mask.includes(1)) {
+        emptiedBy = { constraint: { key: RESERVATION_ATTRIBUTE, op: 'NOT_EXISTS', mode: 'REQUIRED' }, before };
+      }
     }
     const members: number[] = [];
     for (let i = 0; i < index.size; i++) if (mask[i] === 1) members.push(i);

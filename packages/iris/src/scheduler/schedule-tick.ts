@@ -4,7 +4,10 @@ import { type Diagnosis, diagnoseGang, diagnoseSingle } from './diagnostics.js';
 import { type GroupedCandidates, groupCandidates } from './gang-groups.js';
 import { gangShape, placeGang } from './gang-placement.js';
 import { CandidateCache, type JobCandidates } from './job-candidates.js';
-import { compareJobs } from './queue-order.js';
+import { planPreemptions } from './preemption.js';
+import type { PreemptorQueue } from './preemption.js';
+import { PRIORITY_BANDS } from './priority-band.js';
+import { compareJobs, interleave, userLanes } from './queue-order.js';
 import type {
   Assignment,
   Coscheduling,
@@ -97,7 +100,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   for (const q of ordered) q.placeable.sort((a, b) => a.taskIndex - b.taskIndex);
 
   const assignments: Assignment[] = [];
-  const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.job.constraints));
+  const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.job.constraints, q.job.reservationScope));
   // Groups depend only on the candidate set and the attribute, not on capacity, so gangs sharing
   // constraints share one grouping per tick.
   const groupings = new Map<JobCandidates, Map<string, GroupedCandidates>>();
@@ -110,42 +113,62 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
     return grouped;
   };
 
-  for (const q of ordered) {
-    const cosched = q.job.coscheduling;
-    if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
-    const { groups } = groupsOf(q, cosched.groupBy);
-    const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
-    const placed = placeGang({ ...q.job, coscheduling: cosched }, shape, groups, workers, capacity);
-    if (placed === null) continue;
-    assignments.push(...placed);
-    q.placedCount = q.placeable.length;
-  }
-
   // A (constraints, shape) pair that fit nowhere keeps failing for the rest of the tick, because
   // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap.
   const hopeless = new Set<string>();
   const cursorsByKey = new Map<string, Int32Array>();
-  for (const q of ordered) {
-    if (q.job.coscheduling !== null) continue;
+  /** Places the next task of a single-task job; false when the job is exhausted for this pass. */
+  const placeNext = (q: JobQueue): boolean => {
+    const task = q.placeable[q.placedCount];
+    if (task === undefined) return false;
     const candidates = candidatesOf(q);
     const need = q.job.resources;
     const memoKey = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
-    if (hopeless.has(memoKey)) continue;
+    if (hopeless.has(memoKey)) return false;
     let cursors = cursorsByKey.get(memoKey);
     if (cursors === undefined) {
       cursors = new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments);
       cursorsByKey.set(memoKey, cursors);
     }
-    for (const task of q.placeable) {
-      const worker = pickWorker(candidates, q.job, capacity, cursors);
-      if (worker < 0) {
-        // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
-        hopeless.add(memoKey);
-        break;
+    const worker = pickWorker(candidates, q.job, capacity, cursors);
+    if (worker < 0) {
+      // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
+      hopeless.add(memoKey);
+      return false;
+    }
+    capacity.deduct(worker, need);
+    assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '', band: q.job.band ?? 'INTERACTIVE' });
+    q.placedCount += 1;
+    return true;
+  };
+
+  // Band by band: gangs first, then single tasks; within a band users take turns by ascending spend.
+  const placing = ordered.filter((q) => q.job.blockedReason === undefined);
+  for (const band of PRIORITY_BANDS) {
+    const inBand = placing.filter((q) => (q.job.band ?? 'INTERACTIVE') === band);
+    if (inBand.length === 0) continue;
+    const gangs = inBand.filter((q) => q.job.coscheduling !== null);
+    for (const q of interleave(userLanes(gangs, (x) => x.job, input.userSpend))) {
+      const cosched = q.job.coscheduling;
+      if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
+      const { groups } = groupsOf(q, cosched.groupBy);
+      const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
+      const placed = placeGang({ ...q.job, coscheduling: cosched }, shape, groups, workers, capacity);
+      if (placed === null) continue;
+      assignments.push(...placed);
+      q.placedCount = q.placeable.length;
+    }
+    // One task per user lane in turn; a lane moves to its user's next job when one is exhausted.
+    let lanes = userLanes(
+      inBand.filter((q) => q.job.coscheduling === null),
+      (x) => x.job,
+      input.userSpend,
+    ).map((jobs) => ({ jobs, at: 0 }));
+    while (lanes.length > 0) {
+      for (const lane of lanes) {
+        while (lane.at < lane.jobs.length && !placeNext(lane.jobs[lane.at] as JobQueue)) lane.at += 1;
       }
-      capacity.deduct(worker, need);
-      assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '' });
-      q.placedCount += 1;
+      lanes = lanes.filter((lane) => lane.at < lane.jobs.length);
     }
   }
 
@@ -164,6 +187,10 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
           canBeScheduled: true,
         });
       }
+      continue;
+    }
+    if (q.job.blockedReason !== undefined) {
+      pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, reason: q.job.blockedReason, canBeScheduled: true });
       continue;
     }
     const candidates = candidatesOf(q);
@@ -186,7 +213,21 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
     );
   }
 
-  return { assignments, expiredTaskIds, pendingJobs };
+  const preemptors: PreemptorQueue[] = [];
+  for (const q of ordered) {
+    const pending = q.placeable.slice(q.placedCount);
+    if (pending.length === 0 || (q.job.band ?? 'INTERACTIVE') === 'BATCH' || q.job.blockedReason !== undefined) continue;
+    const cosched = q.job.coscheduling;
+    if (cosched === null) {
+      preemptors.push({ job: q.job, pending, candidates: candidatesOf(q) });
+    } else if (q.waitingOn === 0 && q.expired === 0) {
+      const shape = gangShape(cosched, pending, q.job.taskCount ?? q.indexBound);
+      preemptors.push({ job: q.job, pending, candidates: candidatesOf(q), gang: { groups: groupsOf(q, cosched.groupBy).groups, shape } });
+    }
+  }
+  const preemptions = planPreemptions(preemptors, input.running ?? [], workers, capacity);
+
+  return { assignments, expiredTaskIds, pendingJobs, preemptions };
 }
 
 function diagnoseSingleMemo(

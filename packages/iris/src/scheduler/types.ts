@@ -4,6 +4,8 @@
  * touches a socket, a clock or the DB.
  */
 
+import type { PriorityBand } from './priority-band.js';
+
 /** A typed worker attribute value; strings that parse as numbers compare numerically. */
 export type AttributeValue = string | number;
 
@@ -92,6 +94,22 @@ export interface SchedulerJob {
    * @default one more than the highest task index in the snapshot
    */
   readonly taskCount?: number;
+  /** The band the job is scheduled in now (after the user's cap and budget); the first queue key. @default 'INTERACTIVE' */
+  readonly band?: PriorityBand;
+  /** Submitting user; bands interleave users round-robin by ascending spend. @default '' */
+  readonly user?: string;
+  /**
+   * Device class for preemption (`tpu:v5litepod-16`, `gpu:h100`, `cpu`): a preemptor only evicts
+   * tasks of the same class. @default ''
+   */
+  readonly deviceKey?: string;
+  /**
+   * The reservation this job may use: workers whose `reservation-job` attribute equals it are open
+   * to the job (and preferred); workers claimed by any other reservation are not. @default none
+   */
+  readonly reservationScope?: string;
+  /** When set, the job is not placed this tick and this is its pending reason (e.g. reservation claims outstanding). */
+  readonly blockedReason?: string;
 }
 
 /** Task states as stored by the controller (`MISSING` only appears in worker observations). */
@@ -133,6 +151,23 @@ export interface SchedulerLimits {
   readonly maxAssignmentsPerWorker?: number;
 }
 
+/** A live attempt as preemption sees it: who holds what, where, in which band. */
+export interface RunningTask {
+  readonly taskId: string;
+  readonly jobId: string;
+  readonly workerId: string;
+  /** The band the task is judged in as a victim now (stamped band, demoted while its user is over budget). */
+  readonly band: PriorityBand;
+  /** What the task holds on its worker. */
+  readonly resources: ResourceAmounts;
+  /** Device class, as `SchedulerJob.deviceKey`. */
+  readonly deviceKey: string;
+  /** Member of a coscheduled job: only a coscheduled preemptor may evict it, and only with its whole slice. */
+  readonly coscheduled: boolean;
+  /** Already being stopped: its resources are on their way back and it is no victim. @default false */
+  readonly stopping?: boolean;
+}
+
 /** Everything `scheduleTick` reads. */
 export interface SchedulingInput {
   /** The tick's clock reading, used only for scheduling deadlines. */
@@ -142,6 +177,10 @@ export interface SchedulingInput {
   readonly jobs: readonly SchedulerJob[];
   readonly tasks: readonly SchedulerTask[];
   readonly limits?: SchedulerLimits;
+  /** Live attempts, the preemption candidates; without them nothing is preempted. @default [] */
+  readonly running?: readonly RunningTask[];
+  /** Spend per user (their live non-BATCH resource value); orders users within a band. @default 0 for everyone */
+  readonly userSpend?: ReadonlyMap<string, number>;
 }
 
 /** Where a gang member sits in its gang; the controller fills `RunTaskRequest.gang` from it. */
@@ -167,6 +206,15 @@ export interface Assignment {
   readonly workerId: string;
   /** Set for coscheduled jobs. */
   readonly gang?: GangPlacement;
+  /** The job's band at assignment, stamped on the attempt. */
+  readonly band: PriorityBand;
+}
+
+/** One decision: stop `victimTaskId` so that `preemptorJobId` can take its place. */
+export interface Preemption {
+  readonly victimTaskId: string;
+  readonly victimJobId: string;
+  readonly preemptorJobId: string;
 }
 
 /** Why a job still has pending tasks after this tick. */
@@ -188,4 +236,6 @@ export interface SchedulingResult {
   readonly expiredTaskIds: readonly string[];
   /** One entry per job that still has placeable pending tasks after this tick. */
   readonly pendingJobs: readonly PendingJobDiagnostic[];
+  /** Live tasks to evict for higher-band work that fits nowhere, each victim at most once. */
+  readonly preemptions: readonly Preemption[];
 }

@@ -77,6 +77,7 @@ export async function startControllerProcess(options: Record<string, unknown> = 
         schedulingTimeoutMs: 0,
         existingJobPolicy: 0,
         preemptionPolicy: 0,
+        priorityBand: 0,
         submitArgv: [],
         user: '',
         resources: { cpuMillicores: 100, memoryBytes: 64 * 1024 * 1024, diskBytes: 0 },

@@ -39,6 +39,10 @@ import {
   jobStateToJSON,
   JobStatus,
   LogEntry,
+  PriorityBand,
+  priorityBandFromJSON,
+  priorityBandToJSON,
+  ReservationConfig,
   ResourceSpec,
   RuntimeEntrypoint,
   TaskState,
@@ -86,6 +90,10 @@ export interface LaunchJobRequest {
   submitArgv: string[];
   /** "" = the first component of name */
   user: string;
+  /** UNSPECIFIED -> the parent's band, INTERACTIVE for a root job */
+  priorityBand: PriorityBand;
+  /** workers to claim before the job's tasks are placed */
+  reservation?: ReservationConfig | undefined;
 }
 
 export interface LaunchJobResponse {
@@ -337,6 +345,47 @@ export interface ReportAttemptRequest {
 export interface ReportAttemptResponse {
 }
 
+/**
+ * A user's scheduling budget. `spend` is the summed resource value of the user's live tasks outside
+ * the BATCH band; while it exceeds `budget_limit` (> 0) their INTERACTIVE work is scheduled as BATCH.
+ */
+export interface UserBudget {
+  user: string;
+  /** 0 = unlimited */
+  budgetLimit: number;
+  /** the best band the user may run in; UNSPECIFIED = PRODUCTION */
+  maxBand: PriorityBand;
+  /** read-only */
+  spend: number;
+  /** read-only */
+  updatedAtMs: number;
+}
+
+export interface SetUserBudgetRequest {
+  user: string;
+  budgetLimit: number;
+  maxBand: PriorityBand;
+}
+
+export interface SetUserBudgetResponse {
+  budget?: UserBudget | undefined;
+}
+
+export interface GetUserBudgetRequest {
+  user: string;
+}
+
+export interface GetUserBudgetResponse {
+  budget?: UserBudget | undefined;
+}
+
+export interface ListUserBudgetsRequest {
+}
+
+export interface ListUserBudgetsResponse {
+  budgets: UserBudget[];
+}
+
 function createBaseLaunchJobRequest(): LaunchJobRequest {
   return {
     name: "",
@@ -357,6 +406,8 @@ function createBaseLaunchJobRequest(): LaunchJobRequest {
     preemptionPolicy: 0,
     submitArgv: [],
     user: "",
+    priorityBand: 0,
+    reservation: undefined,
   };
 }
 
@@ -415,6 +466,12 @@ export const LaunchJobRequest: MessageFns<LaunchJobRequest> = {
     }
     if (message.user !== "") {
       writer.uint32(146).string(message.user);
+    }
+    if (message.priorityBand !== 0) {
+      writer.uint32(160).int32(message.priorityBand);
+    }
+    if (message.reservation !== undefined) {
+      ReservationConfig.encode(message.reservation, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -576,6 +633,22 @@ export const LaunchJobRequest: MessageFns<LaunchJobRequest> = {
             message.user = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.priorityBand = reader.int32() as any;
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.reservation = ReservationConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -646,6 +719,12 @@ export const LaunchJobRequest: MessageFns<LaunchJobRequest> = {
         ? object.submit_argv.map((e: any) => globalThis.String(e))
         : [],
       user: isSet(object.user) ? globalThis.String(object.user) : "",
+      priorityBand: isSet(object.priorityBand)
+        ? priorityBandFromJSON(object.priorityBand)
+        : isSet(object.priority_band)
+        ? priorityBandFromJSON(object.priority_band)
+        : 0,
+      reservation: isSet(object.reservation) ? ReservationConfig.fromJSON(object.reservation) : undefined,
     };
   },
 
@@ -705,6 +784,12 @@ export const LaunchJobRequest: MessageFns<LaunchJobRequest> = {
     if (message.user !== "") {
       obj.user = message.user;
     }
+    if (message.priorityBand !== 0) {
+      obj.priorityBand = priorityBandToJSON(message.priorityBand);
+    }
+    if (message.reservation !== undefined) {
+      obj.reservation = ReservationConfig.toJSON(message.reservation);
+    }
     return obj;
   },
 
@@ -739,6 +824,10 @@ export const LaunchJobRequest: MessageFns<LaunchJobRequest> = {
     message.preemptionPolicy = object.preemptionPolicy ?? 0;
     message.submitArgv = object.submitArgv?.map((e) => e) || [];
     message.user = object.user ?? "";
+    message.priorityBand = object.priorityBand ?? 0;
+    message.reservation = (object.reservation !== undefined && object.reservation !== null)
+      ? ReservationConfig.fromPartial(object.reservation)
+      : undefined;
     return message;
   },
 };
@@ -5089,6 +5178,586 @@ export const ReportAttemptResponse: MessageFns<ReportAttemptResponse> = {
   },
 };
 
+function createBaseUserBudget(): UserBudget {
+  return { user: "", budgetLimit: 0, maxBand: 0, spend: 0, updatedAtMs: 0 };
+}
+
+export const UserBudget: MessageFns<UserBudget> = {
+  encode(message: UserBudget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== "") {
+      writer.uint32(10).string(message.user);
+    }
+    if (message.budgetLimit !== 0) {
+      writer.uint32(16).int64(message.budgetLimit);
+    }
+    if (message.maxBand !== 0) {
+      writer.uint32(24).int32(message.maxBand);
+    }
+    if (message.spend !== 0) {
+      writer.uint32(32).int64(message.spend);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(40).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserBudget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserBudget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.budgetLimit = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxBand = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.spend = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserBudget {
+    return {
+      user: isSet(object.user) ? globalThis.String(object.user) : "",
+      budgetLimit: isSet(object.budgetLimit)
+        ? globalThis.Number(object.budgetLimit)
+        : isSet(object.budget_limit)
+        ? globalThis.Number(object.budget_limit)
+        : 0,
+      maxBand: isSet(object.maxBand)
+        ? priorityBandFromJSON(object.maxBand)
+        : isSet(object.max_band)
+        ? priorityBandFromJSON(object.max_band)
+        : 0,
+      spend: isSet(object.spend) ? globalThis.Number(object.spend) : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: UserBudget): unknown {
+    const obj: any = {};
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    if (message.budgetLimit !== 0) {
+      obj.budgetLimit = Math.round(message.budgetLimit);
+    }
+    if (message.maxBand !== 0) {
+      obj.maxBand = priorityBandToJSON(message.maxBand);
+    }
+    if (message.spend !== 0) {
+      obj.spend = Math.round(message.spend);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UserBudget>, I>>(base?: I): UserBudget {
+    return UserBudget.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UserBudget>, I>>(object: I): UserBudget {
+    const message = createBaseUserBudget();
+    message.user = object.user ?? "";
+    message.budgetLimit = object.budgetLimit ?? 0;
+    message.maxBand = object.maxBand ?? 0;
+    message.spend = object.spend ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetUserBudgetRequest(): SetUserBudgetRequest {
+  return { user: "", budgetLimit: 0, maxBand: 0 };
+}
+
+export const SetUserBudgetRequest: MessageFns<SetUserBudgetRequest> = {
+  encode(message: SetUserBudgetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== "") {
+      writer.uint32(10).string(message.user);
+    }
+    if (message.budgetLimit !== 0) {
+      writer.uint32(16).int64(message.budgetLimit);
+    }
+    if (message.maxBand !== 0) {
+      writer.uint32(24).int32(message.maxBand);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetUserBudgetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetUserBudgetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.budgetLimit = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxBand = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetUserBudgetRequest {
+    return {
+      user: isSet(object.user) ? globalThis.String(object.user) : "",
+      budgetLimit: isSet(object.budgetLimit)
+        ? globalThis.Number(object.budgetLimit)
+        : isSet(object.budget_limit)
+        ? globalThis.Number(object.budget_limit)
+        : 0,
+      maxBand: isSet(object.maxBand)
+        ? priorityBandFromJSON(object.maxBand)
+        : isSet(object.max_band)
+        ? priorityBandFromJSON(object.max_band)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetUserBudgetRequest): unknown {
+    const obj: any = {};
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    if (message.budgetLimit !== 0) {
+      obj.budgetLimit = Math.round(message.budgetLimit);
+    }
+    if (message.maxBand !== 0) {
+      obj.maxBand = priorityBandToJSON(message.maxBand);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetUserBudgetRequest>, I>>(base?: I): SetUserBudgetRequest {
+    return SetUserBudgetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetUserBudgetRequest>, I>>(object: I): SetUserBudgetRequest {
+    const message = createBaseSetUserBudgetRequest();
+    message.user = object.user ?? "";
+    message.budgetLimit = object.budgetLimit ?? 0;
+    message.maxBand = object.maxBand ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetUserBudgetResponse(): SetUserBudgetResponse {
+  return { budget: undefined };
+}
+
+export const SetUserBudgetResponse: MessageFns<SetUserBudgetResponse> = {
+  encode(message: SetUserBudgetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.budget !== undefined) {
+      UserBudget.encode(message.budget, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetUserBudgetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetUserBudgetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.budget = UserBudget.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetUserBudgetResponse {
+    return { budget: isSet(object.budget) ? UserBudget.fromJSON(object.budget) : undefined };
+  },
+
+  toJSON(message: SetUserBudgetResponse): unknown {
+    const obj: any = {};
+    if (message.budget !== undefined) {
+      obj.budget = UserBudget.toJSON(message.budget);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetUserBudgetResponse>, I>>(base?: I): SetUserBudgetResponse {
+    return SetUserBudgetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetUserBudgetResponse>, I>>(object: I): SetUserBudgetResponse {
+    const message = createBaseSetUserBudgetResponse();
+    message.budget = (object.budget !== undefined && object.budget !== null)
+      ? UserBudget.fromPartial(object.budget)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetUserBudgetRequest(): GetUserBudgetRequest {
+  return { user: "" };
+}
+
+export const GetUserBudgetRequest: MessageFns<GetUserBudgetRequest> = {
+  encode(message: GetUserBudgetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== "") {
+      writer.uint32(10).string(message.user);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserBudgetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserBudgetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserBudgetRequest {
+    return { user: isSet(object.user) ? globalThis.String(object.user) : "" };
+  },
+
+  toJSON(message: GetUserBudgetRequest): unknown {
+    const obj: any = {};
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserBudgetRequest>, I>>(base?: I): GetUserBudgetRequest {
+    return GetUserBudgetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserBudgetRequest>, I>>(object: I): GetUserBudgetRequest {
+    const message = createBaseGetUserBudgetRequest();
+    message.user = object.user ?? "";
+    return message;
+  },
+};
+
+function createBaseGetUserBudgetResponse(): GetUserBudgetResponse {
+  return { budget: undefined };
+}
+
+export const GetUserBudgetResponse: MessageFns<GetUserBudgetResponse> = {
+  encode(message: GetUserBudgetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.budget !== undefined) {
+      UserBudget.encode(message.budget, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserBudgetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserBudgetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.budget = UserBudget.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserBudgetResponse {
+    return { budget: isSet(object.budget) ? UserBudget.fromJSON(object.budget) : undefined };
+  },
+
+  toJSON(message: GetUserBudgetResponse): unknown {
+    const obj: any = {};
+    if (message.budget !== undefined) {
+      obj.budget = UserBudget.toJSON(message.budget);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserBudgetResponse>, I>>(base?: I): GetUserBudgetResponse {
+    return GetUserBudgetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserBudgetResponse>, I>>(object: I): GetUserBudgetResponse {
+    const message = createBaseGetUserBudgetResponse();
+    message.budget = (object.budget !== undefined && object.budget !== null)
+      ? UserBudget.fromPartial(object.budget)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListUserBudgetsRequest(): ListUserBudgetsRequest {
+  return {};
+}
+
+export const ListUserBudgetsRequest: MessageFns<ListUserBudgetsRequest> = {
+  encode(_: ListUserBudgetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserBudgetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserBudgetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListUserBudgetsRequest {
+    return {};
+  },
+
+  toJSON(_: ListUserBudgetsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUserBudgetsRequest>, I>>(base?: I): ListUserBudgetsRequest {
+    return ListUserBudgetsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUserBudgetsRequest>, I>>(_: I): ListUserBudgetsRequest {
+    const message = createBaseListUserBudgetsRequest();
+    return message;
+  },
+};
+
+function createBaseListUserBudgetsResponse(): ListUserBudgetsResponse {
+  return { budgets: [] };
+}
+
+export const ListUserBudgetsResponse: MessageFns<ListUserBudgetsResponse> = {
+  encode(message: ListUserBudgetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.budgets) {
+      UserBudget.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUserBudgetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUserBudgetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.budgets.push(UserBudget.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUserBudgetsResponse {
+    return {
+      budgets: globalThis.Array.isArray(object?.budgets) ? object.budgets.map((e: any) => UserBudget.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListUserBudgetsResponse): unknown {
+    const obj: any = {};
+    if (message.budgets?.length) {
+      obj.budgets = message.budgets.map((e) => UserBudget.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUserBudgetsResponse>, I>>(base?: I): ListUserBudgetsResponse {
+    return ListUserBudgetsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUserBudgetsResponse>, I>>(object: I): ListUserBudgetsResponse {
+    const message = createBaseListUserBudgetsResponse();
+    message.budgets = object.budgets?.map((e) => UserBudget.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Served by the controller: job submission and status, worker registration, logs, endpoints, bundles. */
 export type ControllerServiceService = typeof ControllerServiceService;
 export const ControllerServiceService = {
@@ -5286,6 +5955,37 @@ export const ControllerServiceService = {
       Buffer.from(ControllerHealthCheckResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ControllerHealthCheckResponse => ControllerHealthCheckResponse.decode(value),
   },
+  setUserBudget: {
+    path: "/iris.v1.ControllerService/SetUserBudget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetUserBudgetRequest): Buffer => Buffer.from(SetUserBudgetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetUserBudgetRequest => SetUserBudgetRequest.decode(value),
+    responseSerialize: (value: SetUserBudgetResponse): Buffer =>
+      Buffer.from(SetUserBudgetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetUserBudgetResponse => SetUserBudgetResponse.decode(value),
+  },
+  getUserBudget: {
+    path: "/iris.v1.ControllerService/GetUserBudget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUserBudgetRequest): Buffer => Buffer.from(GetUserBudgetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserBudgetRequest => GetUserBudgetRequest.decode(value),
+    responseSerialize: (value: GetUserBudgetResponse): Buffer =>
+      Buffer.from(GetUserBudgetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUserBudgetResponse => GetUserBudgetResponse.decode(value),
+  },
+  listUserBudgets: {
+    path: "/iris.v1.ControllerService/ListUserBudgets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUserBudgetsRequest): Buffer =>
+      Buffer.from(ListUserBudgetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUserBudgetsRequest => ListUserBudgetsRequest.decode(value),
+    responseSerialize: (value: ListUserBudgetsResponse): Buffer =>
+      Buffer.from(ListUserBudgetsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUserBudgetsResponse => ListUserBudgetsResponse.decode(value),
+  },
   /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
   reportAttempt: {
     path: "/iris.v1.ControllerService/ReportAttempt" as const,
@@ -5320,6 +6020,9 @@ export interface ControllerServiceServer extends UntypedServiceImplementation {
   fetchBundle: handleServerStreamingCall<FetchBundleRequest, BundleChunk>;
   getClusterStatus: handleUnaryCall<GetClusterStatusRequest, GetClusterStatusResponse>;
   healthCheck: handleUnaryCall<ControllerHealthCheckRequest, ControllerHealthCheckResponse>;
+  setUserBudget: handleUnaryCall<SetUserBudgetRequest, SetUserBudgetResponse>;
+  getUserBudget: handleUnaryCall<GetUserBudgetRequest, GetUserBudgetResponse>;
+  listUserBudgets: handleUnaryCall<ListUserBudgetsRequest, ListUserBudgetsResponse>;
   /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
   reportAttempt: handleUnaryCall<ReportAttemptRequest, ReportAttemptResponse>;
 }
@@ -5607,6 +6310,51 @@ export interface ControllerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ControllerHealthCheckResponse) => void,
+  ): ClientUnaryCall;
+  setUserBudget(
+    request: SetUserBudgetRequest,
+    callback: (error: ServiceError | null, response: SetUserBudgetResponse) => void,
+  ): ClientUnaryCall;
+  setUserBudget(
+    request: SetUserBudgetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetUserBudgetResponse) => void,
+  ): ClientUnaryCall;
+  setUserBudget(
+    request: SetUserBudgetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetUserBudgetResponse) => void,
+  ): ClientUnaryCall;
+  getUserBudget(
+    request: GetUserBudgetRequest,
+    callback: (error: ServiceError | null, response: GetUserBudgetResponse) => void,
+  ): ClientUnaryCall;
+  getUserBudget(
+    request: GetUserBudgetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUserBudgetResponse) => void,
+  ): ClientUnaryCall;
+  getUserBudget(
+    request: GetUserBudgetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUserBudgetResponse) => void,
+  ): ClientUnaryCall;
+  listUserBudgets(
+    request: ListUserBudgetsRequest,
+    callback: (error: ServiceError | null, response: ListUserBudgetsResponse) => void,
+  ): ClientUnaryCall;
+  listUserBudgets(
+    request: ListUserBudgetsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUserBudgetsResponse) => void,
+  ): ClientUnaryCall;
+  listUserBudgets(
+    request: ListUserBudgetsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUserBudgetsResponse) => void,
   ): ClientUnaryCall;
   /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
   reportAttempt(

@@ -442,6 +442,60 @@ export function stopReasonToJSON(object: StopReason): string {
   }
 }
 
+/** Scheduling priority. Lower values go first and may preempt higher ones (never within a band). */
+export enum PriorityBand {
+  /** PRIORITY_BAND_UNSPECIFIED - INTERACTIVE for a root job; the parent's band for a child */
+  PRIORITY_BAND_UNSPECIFIED = 0,
+  PRIORITY_BAND_PRODUCTION = 1,
+  PRIORITY_BAND_INTERACTIVE = 2,
+  PRIORITY_BAND_BATCH = 3,
+  /** PRIORITY_BAND_INHERIT - the parent's band (INTERACTIVE for a root job) */
+  PRIORITY_BAND_INHERIT = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function priorityBandFromJSON(object: any): PriorityBand {
+  switch (object) {
+    case 0:
+    case "PRIORITY_BAND_UNSPECIFIED":
+      return PriorityBand.PRIORITY_BAND_UNSPECIFIED;
+    case 1:
+    case "PRIORITY_BAND_PRODUCTION":
+      return PriorityBand.PRIORITY_BAND_PRODUCTION;
+    case 2:
+    case "PRIORITY_BAND_INTERACTIVE":
+      return PriorityBand.PRIORITY_BAND_INTERACTIVE;
+    case 3:
+    case "PRIORITY_BAND_BATCH":
+      return PriorityBand.PRIORITY_BAND_BATCH;
+    case 4:
+    case "PRIORITY_BAND_INHERIT":
+      return PriorityBand.PRIORITY_BAND_INHERIT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PriorityBand.UNRECOGNIZED;
+  }
+}
+
+export function priorityBandToJSON(object: PriorityBand): string {
+  switch (object) {
+    case PriorityBand.PRIORITY_BAND_UNSPECIFIED:
+      return "PRIORITY_BAND_UNSPECIFIED";
+    case PriorityBand.PRIORITY_BAND_PRODUCTION:
+      return "PRIORITY_BAND_PRODUCTION";
+    case PriorityBand.PRIORITY_BAND_INTERACTIVE:
+      return "PRIORITY_BAND_INTERACTIVE";
+    case PriorityBand.PRIORITY_BAND_BATCH:
+      return "PRIORITY_BAND_BATCH";
+    case PriorityBand.PRIORITY_BAND_INHERIT:
+      return "PRIORITY_BAND_INHERIT";
+    case PriorityBand.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum LogSource {
   LOG_SOURCE_UNSPECIFIED = 0,
   LOG_SOURCE_STDOUT = 1,
@@ -512,6 +566,16 @@ export interface Constraint {
 export interface Coscheduling {
   groupBy: string;
   tasksPerGroup: number;
+}
+
+/** One worker a job claims before it runs: the worker must meet `constraints` and be able to host `resources`. */
+export interface ReservationEntry {
+  resources?: ResourceSpec | undefined;
+  constraints: Constraint[];
+}
+
+export interface ReservationConfig {
+  entries: ReservationEntry[];
 }
 
 export interface CpuDevice {
@@ -680,6 +744,8 @@ export interface TaskStatus {
   taskIndex: number;
   failureCount: number;
   preemptionCount: number;
+  /** the band stamped on the current attempt at assignment; UNSPECIFIED before one */
+  priorityBand: PriorityBand;
 }
 
 export interface TaskStatus_PortsEntry {
@@ -709,6 +775,10 @@ export interface JobStatus {
   parentJobId: string;
   depth: number;
   submitArgv: string[];
+  /** the requested band after inheritance */
+  priorityBand: PriorityBand;
+  /** after the user's max_band and budget, as the scheduler sees it now */
+  effectivePriorityBand: PriorityBand;
 }
 
 export interface JobStatus_TaskStateCountsEntry {
@@ -1095,6 +1165,166 @@ export const Coscheduling: MessageFns<Coscheduling> = {
     const message = createBaseCoscheduling();
     message.groupBy = object.groupBy ?? "";
     message.tasksPerGroup = object.tasksPerGroup ?? 0;
+    return message;
+  },
+};
+
+function createBaseReservationEntry(): ReservationEntry {
+  return { resources: undefined, constraints: [] };
+}
+
+export const ReservationEntry: MessageFns<ReservationEntry> = {
+  encode(message: ReservationEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resources !== undefined) {
+      ResourceSpec.encode(message.resources, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.constraints) {
+      Constraint.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReservationEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReservationEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resources = ResourceSpec.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.constraints.push(Constraint.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReservationEntry {
+    return {
+      resources: isSet(object.resources) ? ResourceSpec.fromJSON(object.resources) : undefined,
+      constraints: globalThis.Array.isArray(object?.constraints)
+        ? object.constraints.map((e: any) => Constraint.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ReservationEntry): unknown {
+    const obj: any = {};
+    if (message.resources !== undefined) {
+      obj.resources = ResourceSpec.toJSON(message.resources);
+    }
+    if (message.constraints?.length) {
+      obj.constraints = message.constraints.map((e) => Constraint.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReservationEntry>, I>>(base?: I): ReservationEntry {
+    return ReservationEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReservationEntry>, I>>(object: I): ReservationEntry {
+    const message = createBaseReservationEntry();
+    message.resources = (object.resources !== undefined && object.resources !== null)
+      ? ResourceSpec.fromPartial(object.resources)
+      : undefined;
+    message.constraints = object.constraints?.map((e) => Constraint.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReservationConfig(): ReservationConfig {
+  return { entries: [] };
+}
+
+export const ReservationConfig: MessageFns<ReservationConfig> = {
+  encode(message: ReservationConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      ReservationEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReservationConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReservationConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(ReservationEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReservationConfig {
+    return {
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => ReservationEntry.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ReservationConfig): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => ReservationEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReservationConfig>, I>>(base?: I): ReservationConfig {
+    return ReservationConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReservationConfig>, I>>(object: I): ReservationConfig {
+    const message = createBaseReservationConfig();
+    message.entries = object.entries?.map((e) => ReservationEntry.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3565,6 +3795,7 @@ function createBaseTaskStatus(): TaskStatus {
     taskIndex: 0,
     failureCount: 0,
     preemptionCount: 0,
+    priorityBand: 0,
   };
 }
 
@@ -3617,6 +3848,9 @@ export const TaskStatus: MessageFns<TaskStatus> = {
     }
     if (message.preemptionCount !== 0) {
       writer.uint32(128).int32(message.preemptionCount);
+    }
+    if (message.priorityBand !== 0) {
+      writer.uint32(136).int32(message.priorityBand);
     }
     return writer;
   },
@@ -3765,6 +3999,14 @@ export const TaskStatus: MessageFns<TaskStatus> = {
             message.preemptionCount = reader.int32();
             continue;
           }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.priorityBand = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3854,6 +4096,11 @@ export const TaskStatus: MessageFns<TaskStatus> = {
         : isSet(object.preemption_count)
         ? globalThis.Number(object.preemption_count)
         : 0,
+      priorityBand: isSet(object.priorityBand)
+        ? priorityBandFromJSON(object.priorityBand)
+        : isSet(object.priority_band)
+        ? priorityBandFromJSON(object.priority_band)
+        : 0,
     };
   },
 
@@ -3913,6 +4160,9 @@ export const TaskStatus: MessageFns<TaskStatus> = {
     if (message.preemptionCount !== 0) {
       obj.preemptionCount = Math.round(message.preemptionCount);
     }
+    if (message.priorityBand !== 0) {
+      obj.priorityBand = priorityBandToJSON(message.priorityBand);
+    }
     return obj;
   },
 
@@ -3947,6 +4197,7 @@ export const TaskStatus: MessageFns<TaskStatus> = {
     message.taskIndex = object.taskIndex ?? 0;
     message.failureCount = object.failureCount ?? 0;
     message.preemptionCount = object.preemptionCount ?? 0;
+    message.priorityBand = object.priorityBand ?? 0;
     return message;
   },
 };
@@ -4059,6 +4310,8 @@ function createBaseJobStatus(): JobStatus {
     parentJobId: "",
     depth: 0,
     submitArgv: [],
+    priorityBand: 0,
+    effectivePriorityBand: 0,
   };
 }
 
@@ -4126,6 +4379,12 @@ export const JobStatus: MessageFns<JobStatus> = {
     }
     for (const v of message.submitArgv) {
       writer.uint32(170).string(v!);
+    }
+    if (message.priorityBand !== 0) {
+      writer.uint32(176).int32(message.priorityBand);
+    }
+    if (message.effectivePriorityBand !== 0) {
+      writer.uint32(184).int32(message.effectivePriorityBand);
     }
     return writer;
   },
@@ -4314,6 +4573,22 @@ export const JobStatus: MessageFns<JobStatus> = {
             message.submitArgv.push(reader.string());
             continue;
           }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.priorityBand = reader.int32() as any;
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.effectivePriorityBand = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4433,6 +4708,16 @@ export const JobStatus: MessageFns<JobStatus> = {
         : globalThis.Array.isArray(object?.submit_argv)
         ? object.submit_argv.map((e: any) => globalThis.String(e))
         : [],
+      priorityBand: isSet(object.priorityBand)
+        ? priorityBandFromJSON(object.priorityBand)
+        : isSet(object.priority_band)
+        ? priorityBandFromJSON(object.priority_band)
+        : 0,
+      effectivePriorityBand: isSet(object.effectivePriorityBand)
+        ? priorityBandFromJSON(object.effectivePriorityBand)
+        : isSet(object.effective_priority_band)
+        ? priorityBandFromJSON(object.effective_priority_band)
+        : 0,
     };
   },
 
@@ -4507,6 +4792,12 @@ export const JobStatus: MessageFns<JobStatus> = {
     if (message.submitArgv?.length) {
       obj.submitArgv = message.submitArgv;
     }
+    if (message.priorityBand !== 0) {
+      obj.priorityBand = priorityBandToJSON(message.priorityBand);
+    }
+    if (message.effectivePriorityBand !== 0) {
+      obj.effectivePriorityBand = priorityBandToJSON(message.effectivePriorityBand);
+    }
     return obj;
   },
 
@@ -4546,6 +4837,8 @@ export const JobStatus: MessageFns<JobStatus> = {
     message.parentJobId = object.parentJobId ?? "";
     message.depth = object.depth ?? 0;
     message.submitArgv = object.submitArgv?.map((e) => e) || [];
+    message.priorityBand = object.priorityBand ?? 0;
+    message.effectivePriorityBand = object.effectivePriorityBand ?? 0;
     return message;
   },
 };
