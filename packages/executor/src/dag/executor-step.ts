@@ -16,9 +16,11 @@ export interface ExecutorStepOptions<TConfig> {
   name: string;
   /**
    * The function to run inline, a Fray `RemoteCallable` (from `remote(fn, { resources })`) to run it
-   * as a Fray job, or `null` for a step that is only ever found already complete.
+   * as a Fray job, or `null` for a step that is only ever found already complete. Its parameter
+   * may be annotated with the resolved type (`(cfg: { input_path: string }) => …` next to
+   * `config: { input_path: data }`): `TConfig` is inferred from `config` alone.
    */
-  fn: StepFn<TConfig> | StepRemoteCallable | null;
+  fn: StepFn<NoInfer<TConfig>> | StepRemoteCallable | null;
   /** The config: records, `Map`s, arrays and placeholders (`versioned`, `outputPathOf`, …). */
   config: TConfig;
   /** Free-text description (never versioned). @default null */
