@@ -50,8 +50,10 @@ describe('faults', () => {
       const t = (await client.getJob(jobId, { includeTasks: true })).tasks[0]!;
       return t.workerId === 'w2' && t.state === 'RUNNING' ? t : undefined;
     }, 60_000, 'task rerun on w2');
-    expect(moved).toMatchObject({ failureCount: 0, preemptionCount: 1, currentAttemptId: 1 });
+    expect(moved).toMatchObject({ failureCount: 0, preemptionCount: 1 });
     expect(moved.attempts[0]).toMatchObject({ workerId: 'w1', state: 'WORKER_FAILED', isWorkerFailure: true });
+    // On a loaded machine an assignment can be handed back unstarted before one sticks; none of those spends a budget.
+    expect(moved.attempts.filter((a) => a.state === 'FAILED')).toEqual([]);
     gate.open();
     const job = await client.waitForJob(jobId, { timeoutMs: 60_000 });
     expect(job).toMatchObject({ state: 'SUCCEEDED', failureCount: 0, preemptionCount: 1 });
