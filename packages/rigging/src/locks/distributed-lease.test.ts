@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,30 @@ describe('local leases', () => {
       const leases = Array.from({ length: 12 }, () => createLease(join(dir, 'race.lock'), { workerId: defaultWorkerId() }));
       const won = await Promise.all(leases.map((l) => l.tryAcquire()));
       expect(won.filter(Boolean)).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('leases with absurd timestamps', () => {
+  it('treats a timestamp far in the future (1e308) as stale, with a warning, so a waiter can take over', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rigging-lease-future-'));
+    try {
+      const url = join(dir, 'x.lock');
+      await writeFile(url, '{"worker_id": "skewed-host-1", "timestamp": 1e+308}');
+      const warnings: string[] = [];
+      const timings = { heartbeatS: 1, timeoutS: 90, pollS: 1 };
+      const lease = createLease(url, { workerId: 'waiter', timings, warn: (m) => void warnings.push(m) });
+      expect(await lease.read()).toMatchObject({ lease: { workerId: 'skewed-host-1', timestamp: 1e308 }, fresh: false });
+      expect(warnings).toHaveLength(1);
+      expect(await lease.tryAcquire()).toBe(true);
+      expect((await lease.read())?.lease.workerId).toBe('waiter');
+
+      // A clock a few seconds ahead is ordinary skew: still fresh.
+      const soon = Date.now() / 1000 + 30;
+      await writeFile(url, `{"worker_id": "other", "timestamp": ${soon}}`);
+      expect(await createLease(url, { workerId: 'w2', timings, warn: () => {} }).read()).toMatchObject({ fresh: true });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

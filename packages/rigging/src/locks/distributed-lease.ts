@@ -19,7 +19,10 @@ export interface LeaseState {
   lease: LeaseRecord;
   /** The backend's version of the file, for conditional writes. */
   version: string;
-  /** Whether `now − timestamp <= timeoutS` (always false for a malformed file). */
+  /**
+   * Whether `now − timestamp <= timeoutS`; always false for a malformed file and for a timestamp
+   * more than `timeoutS` in the future (clock skew or corruption, reported through `warn`).
+   */
   fresh: boolean;
 }
 
@@ -112,6 +115,16 @@ class Lease implements DistributedLease {
     if (lease === null) {
       this.warn(`lease "${this.url}" is malformed; treating it as stale`);
       return { lease: { workerId: '', timestamp: 0 }, version: got.version, fresh: false };
+    }
+    const aheadS = lease.timestamp - this.nowS();
+    if (aheadS > this.timings.timeoutS) {
+      // A holder whose clock runs more than a whole timeout ahead (or a corrupt 1e308) would
+      // otherwise look fresh for ever, and every waiter would wait for ever.
+      this.warn(
+        `lease "${this.url}" held by "${lease.workerId}" has a timestamp ${aheadS.toExponential(2)} s in the future ` +
+          `(clock skew or corruption); treating it as stale`,
+      );
+      return { lease, version: got.version, fresh: false };
     }
     return { lease, version: got.version, fresh: this.nowS() - lease.timestamp <= this.timings.timeoutS };
   }
