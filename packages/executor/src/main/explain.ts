@@ -161,7 +161,7 @@ export async function explainSteps(input: ExplainInput): Promise<StepPlan[]> {
       action = 'run';
       reason = `previous attempt ${status}; rerun (force_run_failed)`;
     } else if (status === STATUS_RUNNING) {
-      const lease = createLease(fileUnder(outputPath, LEASE_FILE), { workerId: 'explain', timings: input.timings, clock: now });
+      const lease = createLease(fileUnder(outputPath, LEASE_FILE), { workerId: 'explain', timings: input.timings, clock: now, warn: (m) => input.logger.warn(m) });
       const current = await lease.read();
       const ago = current === null ? null : `${Math.max(0, Math.round(now() / 1000 - current.lease.timestamp))}s ago`;
       if (current !== null && current.fresh) {

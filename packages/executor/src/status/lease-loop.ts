@@ -73,7 +73,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
   const now = opts.now ?? Date.now;
   const lockUrl = fileUnder(outputPath, LEASE_FILE);
   // Each attempt gets its own holder id: acquisition is re-entrant per id.
-  const lease = (opts.createLease ?? createLease)(lockUrl, { workerId: defaultWorkerId(), timings, clock: now });
+  const lease = (opts.createLease ?? createLease)(lockUrl, { workerId: defaultWorkerId(), timings, clock: now, warn: (m) => logger.warn(m) });
   const pollMs = timings.pollS * 1000;
   const raceRetryMs = Math.min(1000, pollMs);
   let status: StepStatus | null = opts.initialStatus;

@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Executor, ExecutorStep, writeStatus } from '@marin/executor';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { startFixture } from '../helpers/fixture-process.js';
 import { statusOf } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -100,5 +102,27 @@ describe('several executor processes on one prefix', () => {
     expect(victim.stderr()).toContain('EXECUTOR_LEASE_LOST');
     expect(await statusOf(dir)).toBe('RUNNING');
     expect(await readFile(lock, 'utf8')).toBe(stolen);
+  });
+
+  it('takes over a RUNNING step whose lease timestamp is absurdly in the future (1e308) instead of waiting for ever', async () => {
+    await using prefix = await makeTempDir('exec-prefix');
+    await using side = await makeTempDir('exec-side');
+    const counter = join(side.path, 'counter.txt');
+    const probe = new Executor({ prefix: prefix.path, logger: captureLogger() });
+    const step = new ExecutorStep({ name: 'shared/a', config: {}, fn: null });
+    probe.computeVersion(step);
+    const dir = probe.outputPaths.get(step)!;
+    await writeStatus(dir, 'RUNNING');
+    await writeFile(join(dir, '.executor_status.lock'), '{"worker_id": "skewed-host-1", "timestamp": 1e+308}');
+
+    await using waiter = startFixture('shared-step.ts', {
+      args: ['--prefix', prefix.path],
+      env: { COUNTER_FILE: counter, MARIN_LEASE_HEARTBEAT_S: '1', MARIN_LEASE_TIMEOUT_S: '30', MARIN_LEASE_POLL_S: '0.2' },
+    });
+    const { code } = await waiter.exited;
+    expect(code, waiter.stderr()).toBe(0);
+    expect(waiter.stderr()).toMatch(/skewed-host-1.*in the future/);
+    expect(await lines(counter)).toHaveLength(1);
+    expect(await statusOf(dir)).toBe('SUCCESS');
   });
 });
