@@ -34,8 +34,10 @@ export type {
   LogEntry,
   LogQuery,
   LogSource,
+  PriorityBand,
   TaskInfo,
   TaskState,
+  UserBudget,
   WorkerInfo,
 } from './client/job-types.js';
 export { irisContext } from './client/iris-context.js';
@@ -62,6 +64,11 @@ export {
 } from './scheduler/device-constraints.js';
 export type { ConstraintSources } from './scheduler/device-constraints.js';
 export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
+export { PRIORITY_BANDS, effectiveBand, mayPreempt, resourceValue, userSpend } from './scheduler/priority-band.js';
+export type { SpendingTask, UserBudgetLimits } from './scheduler/priority-band.js';
+export { claimReservations } from './scheduler/reservation-claims.js';
+export type { ReservationClaim, ReservationEntryRequest } from './scheduler/reservation-claims.js';
+export { RESERVATION_ATTRIBUTE } from './scheduler/job-candidates.js';
 export type {
   Assignment,
   AttributeValue,
@@ -72,7 +79,9 @@ export type {
   DeviceSpec,
   GangPlacement,
   PendingJobDiagnostic,
+  Preemption,
   ResourceAmounts,
+  RunningTask,
   SchedulerJob,
   SchedulerLimits,
   SchedulerTask,

@@ -54,3 +54,17 @@ export function defaultJobName(command: readonly string[], now = new Date()): st
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `iris-run-${base}-${stamp}`;
 }
+
+const BANDS = ['PRODUCTION', 'INTERACTIVE', 'BATCH'] as const;
+
+/**
+ * Parses a band flag, case-insensitive (`production`, `interactive`, `batch`; `inherit` when allowed).
+ * @throws {IrisError} IRIS_INVALID_ARGUMENT naming the flag.
+ */
+export function parsePriorityFlag(flag: string, value: string, allowInherit: true): (typeof BANDS)[number] | 'INHERIT';
+export function parsePriorityFlag(flag: string, value: string, allowInherit?: false): (typeof BANDS)[number];
+export function parsePriorityFlag(flag: string, value: string, allowInherit = false): (typeof BANDS)[number] | 'INHERIT' {
+  const v = value.toUpperCase();
+  if ((BANDS as readonly string[]).includes(v) || (allowInherit && v === 'INHERIT')) return v as (typeof BANDS)[number] | 'INHERIT';
+  throw new IrisError('IRIS_INVALID_ARGUMENT', `${flag} "${value}": expected ${allowInherit ? 'production, interactive, batch or inherit' : 'production, interactive or batch'}`);
+}

@@ -5,6 +5,7 @@ import type { ClusterStartFlags } from './cluster-commands.js';
 import type { WorkerStartFlags } from './daemon-commands.js';
 import type { JobLogsFlags } from './job-commands.js';
 import type { JobRunFlags } from './job-run.js';
+import type { UserBudgetSetFlags } from './user-commands.js';
 
 // Command modules load on demand: `iris job run` against a running cluster must not pay for the
 // controller, SQLite, worker and bundle code it never uses.
@@ -12,6 +13,7 @@ const jobRun = () => import('./job-run.js');
 const jobCommands = () => import('./job-commands.js');
 const clusterCommands = () => import('./cluster-commands.js');
 const daemonCommands = () => import('./daemon-commands.js');
+const userCommands = () => import('./user-commands.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -76,6 +78,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--zone <zone>', 'required zone')
     .option('--job-name <name>', 'job name (default iris-run-<command>-<timestamp>)')
     .option('--user <name>', 'submitting user')
+    .option('--priority <band>', 'production, interactive, batch or inherit (default: the parent job\'s band, else interactive)')
     .option('--no-wait', 'print the job id and exit')
     .option('--no-terminate-on-exit', 'leave the job running on Ctrl-C')
     .argument('<command...>', 'the command, after --')
@@ -121,6 +124,33 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .option('--json', 'JSON output')
     .action(async (jobId: string, flags: { controller?: string; json?: boolean }) => {
       code = await (await jobCommands()).jobSummaryCommand(jobId, flags, io);
+    });
+
+  const budget = program.command('user').description('users and their scheduling budgets').command('budget').description('budget limits, band caps and spend');
+  budget
+    .command('set')
+    .argument('<user>')
+    .addOption(controllerOption())
+    .option('--limit <n>', 'spend above which INTERACTIVE work runs as BATCH (0 = unlimited)')
+    .option('--max-band <band>', 'best band the user may run in: production, interactive, batch or none')
+    .option('--json', 'JSON output')
+    .action(async (user: string, flags: UserBudgetSetFlags) => {
+      code = await (await userCommands()).userBudgetSetCommand(user, flags, io);
+    });
+  budget
+    .command('get')
+    .argument('<user>')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (user: string, flags: { controller?: string; json?: boolean }) => {
+      code = await (await userCommands()).userBudgetGetCommand(user, flags, io);
+    });
+  budget
+    .command('list')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      code = await (await userCommands()).userBudgetListCommand(flags, io);
     });
 
   const cluster = program.command('cluster').description('keep and inspect a local cluster');

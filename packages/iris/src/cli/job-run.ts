@@ -9,7 +9,7 @@ import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { resolveController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatLogLine } from './cli-format.js';
-import { defaultJobName, parseEnvFlags, parseGpuSpec, parseNumberFlag } from './cli-options.js';
+import { defaultJobName, parseEnvFlags, parseGpuSpec, parseNumberFlag, parsePriorityFlag } from './cli-options.js';
 
 /** Flags of `iris job run` (§14.1), as commander hands them over. */
 export interface JobRunFlags {
@@ -28,6 +28,7 @@ export interface JobRunFlags {
   zone?: string;
   jobName?: string;
   user?: string;
+  priority?: string;
   wait: boolean;
   terminateOnExit: boolean;
 }
@@ -43,6 +44,7 @@ export function jobRunSpec(flags: JobRunFlags, command: readonly string[], env: 
   return {
     name: flags.jobName ?? defaultJobName(command),
     ...(flags.user ? { user: flags.user } : {}),
+    ...(flags.priority === undefined ? {} : { priority: parsePriorityFlag('--priority', flags.priority, true) }),
     command: [...command],
     resources: {
       cpu: parseNumberFlag('--cpu', flags.cpu),

@@ -10,9 +10,25 @@ import { ControllerServiceClient, LogQuery as ProtoLogQuery } from '../gen/iris/
 import type { FollowLogsResponse } from '../gen/iris/v1/controller.js';
 import { jobSpecToRequest } from './job-spec.js';
 import type { JobSpec } from './job-spec.js';
-import type { ClusterStatus, Endpoint, EndpointQuery, EndpointSpec, FollowEvent, JobInfo, JobQuery, JobState, LogEntry, LogQuery, TaskInfo, WorkerInfo } from './job-types.js';
+import { PriorityBand } from '../gen/iris/v1/types.js';
+import type {
+  ClusterStatus,
+  Endpoint,
+  EndpointQuery,
+  EndpointSpec,
+  FollowEvent,
+  JobInfo,
+  JobQuery,
+  JobState,
+  LogEntry,
+  LogQuery,
+  PriorityBand as Band,
+  TaskInfo,
+  UserBudget,
+  WorkerInfo,
+} from './job-types.js';
 import { TERMINAL_JOB_STATES } from './job-types.js';
-import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, taskInfoFromProto, workerInfoFromProto } from './wire-views.js';
+import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, taskInfoFromProto, userBudgetFromProto, workerInfoFromProto } from './wire-views.js';
 
 const BUNDLE_CHUNK_BYTES = 1024 * 1024;
 
@@ -63,6 +79,15 @@ export interface IrisClient extends AsyncDisposable {
   listEndpoints(q: EndpointQuery): Promise<Endpoint[]>;
   listWorkers(): Promise<WorkerInfo[]>;
   clusterStatus(): Promise<ClusterStatus>;
+  /**
+   * Sets a user's budget: `budgetLimit` (0 = unlimited) and the best band their jobs may use (null = no cap).
+   * @throws {IrisError} IRIS_INVALID_ARGUMENT for an empty user or a negative limit
+   */
+  setUserBudget(budget: { user: string; budgetLimit: number; maxBand?: Band | null }): Promise<UserBudget>;
+  /** A user's budget (defaults when never set) with their current spend. */
+  getUserBudget(user: string): Promise<UserBudget>;
+  /** Every user with a budget or current spend. */
+  listUserBudgets(): Promise<UserBudget[]>;
   /** Uploads a bundle unless the controller has it (`HasBundle`); returns its id. */
   uploadBundle(bundle: Bundle): Promise<string>;
   close(): Promise<void>;
@@ -225,6 +250,16 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
     async clusterStatus() {
       const r = await call(raw.getClusterStatus, {});
       return { version: r.version, startedAtMs: r.startedAtMs, workerCount: r.workerCount, jobCounts: r.jobCounts };
+    },
+    async setUserBudget(b) {
+      const maxBand = b.maxBand === undefined || b.maxBand === null ? PriorityBand.PRIORITY_BAND_UNSPECIFIED : PriorityBand[`PRIORITY_BAND_${b.maxBand}`];
+      return userBudgetFromProto((await call(raw.setUserBudget, { user: b.user, budgetLimit: b.budgetLimit, maxBand })).budget!);
+    },
+    async getUserBudget(user) {
+      return userBudgetFromProto((await call(raw.getUserBudget, { user })).budget!);
+    },
+    async listUserBudgets() {
+      return (await call(raw.listUserBudgets, {})).budgets.map(userBudgetFromProto);
     },
     uploadBundle,
     close,

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { z } from 'zod';
 import { IrisError } from '../errors.js';
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
-import { ExistingJobPolicy, JobPreemptionPolicy } from '../gen/iris/v1/types.js';
+import { ExistingJobPolicy, JobPreemptionPolicy, PriorityBand } from '../gen/iris/v1/types.js';
 import type { DeviceConfig } from '../gen/iris/v1/types.js';
 import { constraintToProto } from '../controller/constraint-proto.js';
 import { coresToMillicores, parseSize } from './sizes.js';
@@ -20,6 +20,17 @@ const DeviceSchema = z.union([
   z.object({ kind: z.literal('gpu'), variant: z.string().default('auto'), count: z.number().int().positive().default(1) }),
   z.object({ kind: z.literal('tpu'), variant: z.string().min(1), topology: z.string().optional(), count: z.number().int().nonnegative().optional() }),
 ]);
+
+const ReservationEntrySchema = z.object({
+  resources: z
+    .object({
+      cpu: z.union([z.number(), z.string()]).optional(),
+      memory: z.union([z.number(), z.string()]).optional(),
+      device: DeviceSchema.optional(),
+    })
+    .optional(),
+  constraints: z.array(ConstraintSchema).optional(),
+});
 
 /** A job submission in domain terms (§13); `createIrisClient().launchJob` turns it into a `LaunchJobRequest`. */
 export const JobSpecSchema = z
@@ -80,6 +91,16 @@ export const JobSpecSchema = z
     schedulingTimeoutMs: z.number().int().nonnegative().optional(),
     existingJobPolicy: z.enum(['UNSPECIFIED', 'ERROR', 'KEEP', 'RECREATE']).optional(),
     preemptionPolicy: z.enum(['UNSPECIFIED', 'TERMINATE_CHILDREN', 'PRESERVE_CHILDREN']).optional(),
+    /**
+     * Scheduling band: PRODUCTION preempts INTERACTIVE and BATCH, INTERACTIVE preempts BATCH, BATCH
+     * never preempts. `INHERIT` takes the parent's band. @default the parent's band, INTERACTIVE for a root job
+     */
+    priority: z.enum(['PRODUCTION', 'INTERACTIVE', 'BATCH', 'INHERIT']).optional(),
+    /**
+     * Workers to claim before the job's tasks are placed, one per entry (each able to host the entry's
+     * resources and meeting its constraints). Claimed workers take only this job and its descendants.
+     */
+    reservation: z.object({ entries: z.array(ReservationEntrySchema).min(1) }).optional(),
     /** Bookkeeping: the command line that submitted the job. */
     submitArgv: z.array(z.string()).optional(),
     /** Run in this directory as it is, with no bundle and no setup (embedded clusters sharing the workspace, §9.5). */
@@ -169,5 +190,20 @@ export function jobSpecToRequest(spec: JobSpec, bundleId: string, env: NodeJS.Pr
     preemptionPolicy: preemption,
     submitArgv: s.submitArgv ?? [],
     user: s.user ?? '',
+    priorityBand: s.priority === undefined ? PriorityBand.PRIORITY_BAND_UNSPECIFIED : PriorityBand[`PRIORITY_BAND_${s.priority}`],
+    reservation:
+      s.reservation === undefined
+        ? undefined
+        : {
+            entries: s.reservation.entries.map((e) => ({
+              resources: {
+                cpuMillicores: e.resources?.cpu === undefined ? 0 : coresToMillicores(e.resources.cpu, 'reservation.resources.cpu'),
+                memoryBytes: e.resources?.memory === undefined ? 0 : parseSize(e.resources.memory, 'reservation.resources.memory'),
+                diskBytes: 0,
+                device: deviceToProto(e.resources?.device),
+              },
+              constraints: (e.constraints ?? []).map(constraintToProto),
+            })),
+          },
   });
 }

@@ -43,6 +43,21 @@ export interface TaskInfo {
   readonly peakMemoryBytes: number;
 }
 
+/** Scheduling bands, best first. */
+export type PriorityBand = 'PRODUCTION' | 'INTERACTIVE' | 'BATCH';
+
+/** A user's scheduling budget and current spend. */
+export interface UserBudget {
+  readonly user: string;
+  /** Spend above which the user's INTERACTIVE work runs as BATCH; 0 = unlimited. */
+  readonly budgetLimit: number;
+  /** The best band the user's jobs may run in; null = no cap. */
+  readonly maxBand: PriorityBand | null;
+  /** Summed resource value of the user's live tasks outside the BATCH band. */
+  readonly spend: number;
+  readonly updatedAtMs: number;
+}
+
 /** A job as the client sees it. */
 export interface JobInfo {
   readonly jobId: string;
@@ -67,6 +82,10 @@ export interface JobInfo {
   /** Requested resources per task, in domain units. */
   readonly resources: { readonly cpu: number; readonly memoryBytes: number; readonly device: string };
   readonly submitArgv: readonly string[];
+  /** The band the job asked for, after inheritance. */
+  readonly priority: PriorityBand;
+  /** The band the scheduler uses for it now (after the user's `max_band` and budget). */
+  readonly effectivePriority: PriorityBand;
   /** Filled by `getJob(id, { includeTasks: true })`. */
   readonly tasks: readonly TaskInfo[];
 }

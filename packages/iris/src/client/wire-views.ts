@@ -1,7 +1,7 @@
-import type { WorkerInfo as ProtoWorkerInfo } from '../gen/iris/v1/controller.js';
-import { JobState as ProtoJobState, LogSource as ProtoLogSource, TaskState as ProtoTaskState } from '../gen/iris/v1/types.js';
+import type { UserBudget as ProtoUserBudget, WorkerInfo as ProtoWorkerInfo } from '../gen/iris/v1/controller.js';
+import { JobState as ProtoJobState, LogSource as ProtoLogSource, PriorityBand as ProtoPriorityBand, TaskState as ProtoTaskState } from '../gen/iris/v1/types.js';
 import type { Endpoint as ProtoEndpoint, JobStatus, LogEntry as ProtoLogEntry, TaskStatus } from '../gen/iris/v1/types.js';
-import type { Endpoint, JobInfo, JobState, LogEntry, LogSource, TaskInfo, TaskState, WorkerInfo } from './job-types.js';
+import type { Endpoint, JobInfo, JobState, LogEntry, LogSource, PriorityBand, TaskInfo, TaskState, UserBudget, WorkerInfo } from './job-types.js';
 
 /** `JOB_STATE_RUNNING` → `RUNNING`. */
 export function jobStateFromProto(s: ProtoJobState): JobState {
@@ -87,8 +87,20 @@ export function jobInfoFromProto(j: JobStatus): JobInfo {
     parentJobId: j.parentJobId === '' ? null : j.parentJobId,
     resources: { cpu: (j.resources?.cpuMillicores ?? 0) / 1000, memoryBytes: j.resources?.memoryBytes ?? 0, device },
     submitArgv: j.submitArgv,
+    priority: priorityFromProto(j.priorityBand) ?? 'INTERACTIVE',
+    effectivePriority: priorityFromProto(j.effectivePriorityBand) ?? 'INTERACTIVE',
     tasks: j.tasks.map(taskInfoFromProto),
   };
+}
+
+/** `PRIORITY_BAND_BATCH` → `BATCH`; UNSPECIFIED and INHERIT → null. */
+export function priorityFromProto(b: ProtoPriorityBand): PriorityBand | null {
+  return b === ProtoPriorityBand.PRIORITY_BAND_PRODUCTION ? 'PRODUCTION' : b === ProtoPriorityBand.PRIORITY_BAND_INTERACTIVE ? 'INTERACTIVE' : b === ProtoPriorityBand.PRIORITY_BAND_BATCH ? 'BATCH' : null;
+}
+
+/** A wire user budget as a domain one. */
+export function userBudgetFromProto(b: ProtoUserBudget): UserBudget {
+  return { user: b.user, budgetLimit: b.budgetLimit, maxBand: priorityFromProto(b.maxBand), spend: b.spend, updatedAtMs: b.updatedAtMs };
 }
 
 /** A wire endpoint as a domain one. */

@@ -2,7 +2,7 @@ import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { WorkerMetadata } from '../gen/iris/v1/types.js';
 import { constraintFromProto } from './constraint-proto.js';
-import { effectiveBand, userSpend } from '../scheduler/priority-band.js';
+import { effectiveBand, resourceValue, userSpend } from '../scheduler/priority-band.js';
 import type { PriorityBand, UserBudgetLimits } from '../scheduler/priority-band.js';
 import { RESERVATION_ATTRIBUTE } from '../scheduler/job-candidates.js';
 import type {
@@ -144,6 +144,14 @@ export interface BudgetView {
   readonly spend: ReadonlyMap<string, number>;
 }
 
+/**
+ * The band a pending task of `job` gets now: its requested band capped at the user's `max_band`,
+ * and INTERACTIVE demoted to BATCH when the user's spend plus this task's value exceeds the budget.
+ */
+export function pendingBandOf(job: JobRow, req: LaunchJobRequest, budgets: BudgetView): PriorityBand {
+  return effectiveBand(bandFromProto(req.priorityBand), budgets.limits.get(job.user), (budgets.spend.get(job.user) ?? 0) + resourceValue(taskResources(req)));
+}
+
 /** Reads user limits and derives spend from live, not-stopping attempts by their stamped band. */
 export function budgetView(store: ControllerStore, live: readonly LiveAttemptView[] = liveAttemptViews(store)): BudgetView {
   const limits = new Map(store.userBudgets().map((r) => [r.user, limitsOfRow(r)] as const));
@@ -167,7 +175,8 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
   });
   const live = liveAttemptViews(store);
   const budgets = budgetView(store, live);
-  const bandOf = (user: string, requested: PriorityBand): PriorityBand => effectiveBand(requested, budgets.limits.get(user), budgets.spend.get(user) ?? 0);
+  const bandOf = (user: string, requested: PriorityBand, adding = 0): PriorityBand =>
+    effectiveBand(requested, budgets.limits.get(user), (budgets.spend.get(user) ?? 0) + adding);
   const pending = store.pendingTasks();
   const jobIds = new Set(pending.map((t) => t.job_id));
   const jobs: SchedulerJob[] = [];
@@ -187,7 +196,9 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
       resources: taskResources(req),
       constraints: req.constraints.map(constraintFromProto),
       coscheduling: req.coscheduling ? { groupBy: req.coscheduling.groupBy, tasksPerGroup: req.coscheduling.tasksPerGroup } : null,
-      band: bandOf(job.user, bandFromProto(req.priorityBand)),
+      // Judged with the task it would add, so a placement never puts its user over budget as
+      // INTERACTIVE only to be demoted and preempted by the next pass.
+      band: bandOf(job.user, bandFromProto(req.priorityBand), resourceValue(taskResources(req))),
       user: job.user,
       deviceKey: deviceKeyOf(req),
       ...(reservation.scope === undefined ? {} : { reservationScope: reservation.scope }),

@@ -1,10 +1,9 @@
 import type { WorkerInfo } from '../gen/iris/v1/controller.js';
 import { JobState, TaskState } from '../gen/iris/v1/types.js';
 import type { JobStatus, ResourceUsage, TaskAttempt, TaskStatus } from '../gen/iris/v1/types.js';
-import { effectiveBand } from '../scheduler/priority-band.js';
-import { bandFromProto, bandToProto } from './priority-bands.js';
+import { bandToProto } from './priority-bands.js';
 import type { BudgetView, PendingInfo } from './scheduling.js';
-import { committedByWorker, workerCapacity } from './scheduling.js';
+import { committedByWorker, pendingBandOf, workerCapacity } from './scheduling.js';
 import type { AttemptRow, ControllerStore, JobRow, TaskRow } from './store.js';
 import { isTerminalTaskState, taskStateName } from './task-states.js';
 import { effectiveAttributes } from './worker-registry.js';
@@ -91,7 +90,7 @@ export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: b
     depth: job.depth,
     submitArgv: req.submitArgv,
     priorityBand: req.priorityBand,
-    effectivePriorityBand: bandToProto(effectiveBand(bandFromProto(req.priorityBand), budgets?.limits.get(job.user), budgets?.spend.get(job.user) ?? 0)),
+    effectivePriorityBand: budgets === undefined ? req.priorityBand : bandToProto(pendingBandOf(job, req, budgets)),
   };
 }
 

@@ -777,7 +777,7 @@ export interface JobStatus {
   submitArgv: string[];
   /** the requested band after inheritance */
   priorityBand: PriorityBand;
-  /** after the user's max_band and budget, as the scheduler sees it now */
+  /** what a task of the job would be placed in now (max_band, budget) */
   effectivePriorityBand: PriorityBand;
 }
 
