@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream as fsCreateReadStream } from 'node:fs';
-import { constants as fsConstants, copyFile, cp, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants as fsConstants, copyFile, cp, open, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
@@ -12,6 +12,7 @@ import { globWith } from './glob-pattern.js';
 import { schemeOf } from './storage-path.js';
 import { lookupFilesystem, streamCopy } from './stream-copy.js';
 import { uniqueTempPath } from './temp-path.js';
+import { ensureDir } from './ensure-dir.js';
 
 /** The OS path of a bare path or `file://` URL. */
 export function localPathOf(url: string): string {
@@ -37,7 +38,7 @@ function isLocalUrl(url: string): boolean {
 }
 
 async function atomicWriteFile(path: string, data: Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await ensureDir(dirname(path));
   const tmp = uniqueTempPath(path);
   try {
     await writeFile(tmp, data);
@@ -50,7 +51,7 @@ async function atomicWriteFile(path: string, data: Uint8Array): Promise<void> {
 
 /** A write stream into a temp sibling that is renamed into place on finish and removed on destroy. */
 async function openAtomicWriteStream(path: string): Promise<Writable> {
-  await mkdir(dirname(path), { recursive: true });
+  await ensureDir(dirname(path));
   const tmp = uniqueTempPath(path);
   const fh: FileHandle = await open(tmp, 'w');
   let settled = false;
@@ -176,7 +177,7 @@ class LocalFilesystem implements ConditionalFilesystem {
 
   async mkdirs(url: string): Promise<void> {
     await mapFsErrors(url, 'mkdirs', async () => {
-      await mkdir(localPathOf(url), { recursive: true });
+      await ensureDir(localPathOf(url));
     });
   }
 
@@ -216,7 +217,7 @@ class LocalFilesystem implements ConditionalFilesystem {
       const from = localPathOf(src);
       const to = localPathOf(dst);
       const srcStat = await stat(from);
-      await mkdir(dirname(to), { recursive: true });
+      await ensureDir(dirname(to));
       const dstStat = await stat(to).catch(() => null);
       // fs.rename cannot replace a non-empty directory, and a file cannot replace a directory.
       if (dstStat !== null && (dstStat.isDirectory() || srcStat.isDirectory())) await rm(to, { recursive: true, force: true });
@@ -237,7 +238,7 @@ class LocalFilesystem implements ConditionalFilesystem {
         return;
       }
       const to = localPathOf(dst);
-      await mkdir(dirname(to), { recursive: true });
+      await ensureDir(dirname(to));
       const tmp = uniqueTempPath(to);
       try {
         // Clone where the filesystem can (like `cp --reflink=auto`), else an in-kernel copy.

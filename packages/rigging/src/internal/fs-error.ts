@@ -13,7 +13,69 @@ export function fsError(
   });
 }
 
-const UNAVAILABLE_ERRNO = new Set(['ECONNRESET', 'ETIMEDOUT', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EBUSY']);
+/**
+ * Every errno a filesystem call can raise, mapped to a rigging code: missing paths, refusals
+ * (including a read-only filesystem), malformed requests (a parent that is a file, a directory
+ * where a file is expected, a name too long), conditions that may pass (network, busy, full disk)
+ * and operations the filesystem does not support. Errno names not listed still map, as
+ * `RIGGING_UNAVAILABLE` (see {@link codeForError}), so no bare Node error escapes a backend.
+ */
+const ERRNO_CODES: Readonly<Record<string, RiggingErrorCode>> = {
+  ENOENT: 'RIGGING_NOT_FOUND',
+  EACCES: 'RIGGING_PERMISSION_DENIED',
+  EPERM: 'RIGGING_PERMISSION_DENIED',
+  EROFS: 'RIGGING_PERMISSION_DENIED',
+  ENOTDIR: 'RIGGING_INVALID_ARGUMENT',
+  EISDIR: 'RIGGING_INVALID_ARGUMENT',
+  EEXIST: 'RIGGING_INVALID_ARGUMENT',
+  ENOTEMPTY: 'RIGGING_INVALID_ARGUMENT',
+  ENAMETOOLONG: 'RIGGING_INVALID_ARGUMENT',
+  ELOOP: 'RIGGING_INVALID_ARGUMENT',
+  EINVAL: 'RIGGING_INVALID_ARGUMENT',
+  EBADF: 'RIGGING_INVALID_ARGUMENT',
+  EFBIG: 'RIGGING_INVALID_ARGUMENT',
+  EXDEV: 'RIGGING_UNSUPPORTED',
+  ENOSYS: 'RIGGING_UNSUPPORTED',
+  ENOTSUP: 'RIGGING_UNSUPPORTED',
+  EOPNOTSUPP: 'RIGGING_UNSUPPORTED',
+  ECONNRESET: 'RIGGING_UNAVAILABLE',
+  ETIMEDOUT: 'RIGGING_UNAVAILABLE',
+  ECONNREFUSED: 'RIGGING_UNAVAILABLE',
+  EPIPE: 'RIGGING_UNAVAILABLE',
+  EAI_AGAIN: 'RIGGING_UNAVAILABLE',
+  ENOTFOUND: 'RIGGING_UNAVAILABLE',
+  EBUSY: 'RIGGING_UNAVAILABLE',
+  EAGAIN: 'RIGGING_UNAVAILABLE',
+  EINTR: 'RIGGING_UNAVAILABLE',
+  EIO: 'RIGGING_UNAVAILABLE',
+  EMFILE: 'RIGGING_UNAVAILABLE',
+  ENFILE: 'RIGGING_UNAVAILABLE',
+  ENOSPC: 'RIGGING_UNAVAILABLE',
+  EDQUOT: 'RIGGING_UNAVAILABLE',
+  ESTALE: 'RIGGING_UNAVAILABLE',
+};
+
+/** Unavailable, but retrying will not help until someone frees space or fixes the mount. */
+const NOT_RETRYABLE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'ESTALE']);
+
+/** What the errno means, for messages (`write "/x": read-only file system (EROFS)`). */
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a parent of the path is not a directory',
+  EISDIR: 'is a directory',
+  EEXIST: 'already exists',
+  ENOTEMPTY: 'directory not empty',
+  ENAMETOOLONG: 'name too long',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EIO: 'input/output error',
+};
+
+function isErrnoName(code: string): boolean {
+  return /^E[A-Z0-9_]+$/.test(code);
+}
 
 /** Maps an errno or HTTP status error to the closed rigging code (spec §3 error mapping). */
 export function codeForError(err: unknown): RiggingErrorCode | null {
@@ -23,9 +85,10 @@ export function codeForError(err: unknown): RiggingErrorCode | null {
   const code = e.code;
   const status = typeof code === 'number' ? code : typeof e.status === 'number' ? e.status : null;
   if (typeof code === 'string') {
-    if (code === 'ENOENT') return 'RIGGING_NOT_FOUND';
-    if (code === 'EACCES' || code === 'EPERM') return 'RIGGING_PERMISSION_DENIED';
-    if (UNAVAILABLE_ERRNO.has(code)) return 'RIGGING_UNAVAILABLE';
+    const mapped = ERRNO_CODES[code];
+    if (mapped !== undefined) return mapped;
+    // Any other errno from a system call (it carries `syscall`) is still a storage failure.
+    if (isErrnoName(code) && typeof (err as { syscall?: unknown }).syscall === 'string') return 'RIGGING_UNAVAILABLE';
   }
   if (status !== null) {
     if (status === 404) return 'RIGGING_NOT_FOUND';
@@ -59,7 +122,20 @@ export function wrapFsError(err: unknown, path: string, operation: string): unkn
   if (RiggingError.is(err)) return err;
   const code = codeForError(err);
   if (code === null) return err;
-  return fsError(code, `${operation} "${path}": ${VERB[code]}`, { path, operation, cause: err });
+  const errno = (err as { code?: unknown }).code;
+  const what = typeof errno === 'string' && isErrnoName(errno) ? `${ERRNO_TEXT[errno] ?? VERB[code]} (${errno})` : VERB[code];
+  // The path that failed may be a parent the call created (mkdir of a read-only prefix).
+  const failedPath = (err as { path?: unknown }).path;
+  return new RiggingError(code, `${operation} "${path}": ${what}`, {
+    cause: err,
+    retryable: code === 'RIGGING_UNAVAILABLE' && typeof errno === 'string' && NOT_RETRYABLE_ERRNO.has(errno) ? false : undefined,
+    details: {
+      path,
+      operation,
+      ...(typeof errno === 'string' ? { errno } : {}),
+      ...(typeof failedPath === 'string' && failedPath !== path ? { failedPath } : {}),
+    },
+  });
 }
 
 /** Runs `fn` and rethrows its failure through {@link wrapFsError}. */

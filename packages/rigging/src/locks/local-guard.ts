@@ -1,6 +1,7 @@
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ensureDir } from '../fs/ensure-dir.js';
 import { fsError } from '../internal/fs-error.js';
 
 /** A guard directory older than this is taken to be abandoned by a crashed process. */
@@ -16,7 +17,7 @@ const GUARD_WAIT_MS = 120_000;
  */
 export async function withLocalGuard<T>(path: string, fn: () => Promise<T>): Promise<T> {
   const guard = `${path}.guard`;
-  await mkdir(dirname(path), { recursive: true });
+  await ensureDir(dirname(path));
   const started = Date.now();
   for (;;) {
     try {
