@@ -10,7 +10,7 @@ import type { StepEntry } from '../executor.js';
 import type { ExecutorLogger } from '../logger.js';
 import { DispatchStepRunner } from '../run/dispatch-step-runner.js';
 import { FrayStepRunner } from '../run/fray-step-runner.js';
-import { describeFailure } from '../run/run-report.js';
+import { causeChain, describeFailure } from '../run/run-report.js';
 import type { RunReport } from '../run/run-report.js';
 import { executorUsage, parseExecutorArgs } from './cli-args.js';
 import type { ExecutorArgs } from './cli-args.js';
@@ -217,8 +217,15 @@ function printFailure(error: unknown, report: RunReport | null, opts: { verbose:
     }
   } else {
     const f = describeFailure(error);
-    const outer = f.chain[0] ?? f.cause;
-    lines.push(`error: ${outer}${f.chain.length > 1 ? `: ${f.cause}` : ''}${f.code === null ? '' : ` [${f.code}]`}`);
+    const chain = causeChain(error);
+    // The first error below the generic wrappers says what failed; a system call's own message
+    // (`EROFS: read-only file system, mkdir …`) only repeats it.
+    const head = chain.find((e) => !(ExecutorError.hasCode(e, 'EXECUTOR_STEP_FAILED') && /^Step failed: | step\(s\) failed$/.test(e.message))) ?? error;
+    const last = chain[chain.length - 1];
+    const isSyscall = typeof last === 'object' && last !== null && typeof (last as { syscall?: unknown }).syscall === 'string';
+    const headText = head instanceof Error ? head.message : String(head);
+    const tail = last !== head && !isSyscall ? `: ${f.cause}` : '';
+    lines.push(`error: ${headText}${tail}${f.code === null ? '' : ` [${f.code}]`}`);
   }
   if (opts.usage !== null) {
     process.stderr.write(`${lines.join('\n')}\n\n${opts.usage}`);

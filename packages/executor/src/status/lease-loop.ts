@@ -24,6 +24,11 @@ export interface LeaseLoopOptions {
   onState(state: StepState, detail?: string): void;
   /** Checks a SUCCESS output (verify-on-hit) before it is reused. */
   verifyHit(): Promise<void>;
+  /**
+   * Writes this run's `.executor_info` (when it differs from the file): called after acquiring the
+   * lease and again after the final refresh, right before SUCCESS. @default nothing is written
+   */
+  writeInfo?(): Promise<void>;
   /** Runs the step body; must honour `signal`. */
   attempt(signal: AbortSignal): Promise<void>;
   /** Clock in milliseconds. @default Date.now */
@@ -120,7 +125,13 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
         logger.info(`Step ${label} completed by another worker`);
         return 'skipped';
       }
-      await writeStatus(outputPath, STATUS_RUNNING);
+      try {
+        await opts.writeInfo?.();
+        await writeStatus(outputPath, STATUS_RUNNING);
+      } catch (error) {
+        await lease.release().catch(() => undefined);
+        throw error;
+      }
       return await runHolding(opts, lease, now);
     }
     logger.info(`Lost lock race for ${label}; retrying`);
@@ -171,6 +182,14 @@ async function runHolding(opts: LeaseLoopOptions, lease: HeldLease, now: () => n
     const err = lostError(cause);
     logger.warn(`Lease for ${label} was lost before its status could be written; writing nothing`);
     throw err;
+  }
+  if (failure === null && opts.writeInfo !== undefined) {
+    // Another executor may have rewritten the info while we ran: SUCCESS must come with ours.
+    try {
+      await opts.writeInfo();
+    } catch (error) {
+      failure = { error };
+    }
   }
   if (failure === null) {
     await writeStatus(outputPath, STATUS_SUCCESS);

@@ -29,6 +29,12 @@ export interface FixtureProcess extends AsyncDisposable {
 export interface StartFixtureOptions {
   args?: readonly string[];
   env?: Record<string, string | undefined>;
+  /**
+   * Directories the process sees read-only: it runs in its own user and mount namespace
+   * (`unshare -rm`) with each one bind-mounted read-only onto itself, so writes fail with a real
+   * EROFS while the rest of the machine is untouched.
+   */
+  readOnlyDirs?: readonly string[];
 }
 
 /**
@@ -38,7 +44,11 @@ export interface StartFixtureOptions {
 export function startFixture(name: string, opts: StartFixtureOptions = {}): FixtureProcess {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, CI: '1', ...opts.env })) if (v !== undefined) env[k] = v;
-  const child = spawn(process.execPath, ['--conditions=@marin/source', '--import', 'tsx', fixturePath(name), ...(opts.args ?? [])], {
+  const node = [process.execPath, '--conditions=@marin/source', '--import', 'tsx', fixturePath(name), ...(opts.args ?? [])];
+  const ro = opts.readOnlyDirs ?? [];
+  const script = [...ro.map((_, i) => `mount --bind "$${i + 1}" "$${i + 1}" && mount -o remount,ro,bind "$${i + 1}" "$${i + 1}"`), `shift ${ro.length}`, 'exec "$@"'].join(' && ');
+  const [command, ...argv] = ro.length === 0 ? node : ['unshare', '-rm', 'sh', '-c', script, 'sh', ...ro, ...node];
+  const child = spawn(command!, argv, {
     cwd: PACKAGE_DIR,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
