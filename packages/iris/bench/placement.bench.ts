@@ -1,13 +1,15 @@
 /**
  * Placement benchmark: one scheduling tick over 10,000 pending tasks and 1,000 workers with
- * constraints, taints, PREFERRED ranking and TPU gangs. Prints figures; asserts nothing.
+ * constraints, taints, PREFERRED ranking and TPU gangs, then the same with priority bands, users
+ * with spend and the preemption pass over the live tasks. Prints figures; asserts nothing.
  *
  * Run alone: `node --conditions=@marin/source --import tsx bench/placement.bench.ts`
  */
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { scheduleTick } from '../src/scheduler/schedule-tick.js';
-import type { Constraint, SchedulerJob, SchedulerTask, SchedulerWorker, SchedulingInput } from '../src/scheduler/types.js';
+import type { PriorityBand } from '../src/scheduler/priority-band.js';
+import type { Constraint, RunningTask, SchedulerJob, SchedulerTask, SchedulerWorker, SchedulingInput } from '../src/scheduler/types.js';
 
 /** Knobs of the placement benchmark. */
 export interface PlacementBenchOptions {
@@ -17,6 +19,12 @@ export interface PlacementBenchOptions {
   pendingTasks?: number;
   /** Timed ticks after one warm-up. @default 20 */
   iterations?: number;
+  /**
+   * Priority bands and preemption: jobs spread over three bands and 20 users with spend, and the
+   * workers' committed capacity held by live tasks (mostly BATCH) that preemption may evict.
+   * @default false
+   */
+  bands?: boolean;
 }
 
 /** What the placement benchmark measured. */
@@ -26,6 +34,10 @@ export interface PlacementBenchResult {
   readonly pendingTasks: number;
   readonly assignments: number;
   readonly pendingJobs: number;
+  /** Victims chosen by the preemption pass (0 without bands). */
+  readonly preemptions: number;
+  /** Live tasks offered to preemption. */
+  readonly running: number;
   readonly iterations: number;
   readonly coldMs: number;
   readonly medianMs: number;
@@ -38,7 +50,9 @@ export interface PlacementBenchResult {
 const GIB = 2 ** 30;
 const REGIONS = ['us-east1', 'us-west4', 'europe-west4', 'us-central2'];
 
-function buildInput(workerCount: number, taskCount: number): SchedulingInput {
+const BANDS: readonly PriorityBand[] = ['PRODUCTION', 'INTERACTIVE', 'BATCH'];
+
+function buildInput(workerCount: number, taskCount: number, bands: boolean): SchedulingInput {
   let seed = 12345;
   const rand = (n: number): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -99,7 +113,10 @@ function buildInput(workerCount: number, taskCount: number): SchedulingInput {
   let seq = 0;
   const addJob = (job: Omit<SchedulerJob, 'insertionSeq'>, count: number): void => {
     seq += 1;
-    jobs.push({ ...job, insertionSeq: seq });
+    const banded: Partial<SchedulerJob> = bands
+      ? { band: BANDS[rand(3)] ?? 'BATCH', user: `user-${rand(20)}`, deviceKey: job.coscheduling === null ? 'cpu' : 'tpu:v5litepod-16' }
+      : {};
+    jobs.push({ ...job, ...banded, insertionSeq: seq });
     for (let t = 0; t < count; t++) tasks.push({ taskId: `${job.jobId}/${t}`, jobId: job.jobId, taskIndex: t, state: 'PENDING' });
   };
   // A few TPU gangs (4 VMs each), then CPU jobs of 1–10 tasks until the task budget is spent.
@@ -138,7 +155,44 @@ function buildInput(workerCount: number, taskCount: number): SchedulingInput {
     );
     j += 1;
   }
-  return { nowMs: 10_000, workers, jobs, tasks };
+  if (!bands) return { nowMs: 10_000, workers, jobs, tasks };
+  // The worst case for preemption: every CPU worker is full with four live 4-core tasks (2 in 3
+  // BATCH) and every third slice runs a BATCH gang, so placement finds little room and thousands of
+  // unplaced PRODUCTION and INTERACTIVE tasks look for victims among thousands of live tasks.
+  const running: RunningTask[] = [];
+  const quarter = { cpuMillicores: 4000, memoryBytes: 16 * GIB, gpuCount: 0, tpuChips: 0 };
+  workers.forEach((w, i) => {
+    const tpu = w.capacity.tpuChips > 0;
+    if (tpu) {
+      if (w.committed.tpuChips === 0) return;
+      const slice = String(w.attributes['tpu-name']);
+      running.push({
+        taskId: `/run/${slice}/${w.attributes['tpu-worker-id']}`,
+        jobId: `/run/${slice}`,
+        workerId: w.workerId,
+        band: 'BATCH',
+        resources: w.committed,
+        deviceKey: 'tpu:v5litepod-16',
+        coscheduled: true,
+      });
+      return;
+    }
+    workers[i] = { ...w, committed: w.capacity };
+    for (let t = 0; t < 4; t++) {
+      running.push({
+        taskId: `/run/${w.workerId}-${t}/0`,
+        jobId: `/run/${w.workerId}-${t}`,
+        workerId: w.workerId,
+        band: rand(3) === 0 ? 'INTERACTIVE' : 'BATCH',
+        resources: quarter,
+        deviceKey: 'cpu',
+        coscheduled: false,
+      });
+    }
+  });
+  const userSpend = new Map<string, number>();
+  for (let u = 0; u < 20; u++) userSpend.set(`user-${u}`, rand(100_000));
+  return { nowMs: 10_000, workers, jobs, tasks, running, userSpend };
 }
 
 /**
@@ -149,7 +203,8 @@ export function runPlacementBench(options: PlacementBenchOptions = {}): Placemen
   const workers = options.workers ?? 1000;
   const pendingTasks = options.pendingTasks ?? 10_000;
   const iterations = options.iterations ?? 20;
-  const input = buildInput(workers, pendingTasks);
+  const bands = options.bands ?? false;
+  const input = buildInput(workers, pendingTasks, bands);
   let start = performance.now();
   const first = scheduleTick(input);
   const coldMs = performance.now() - start;
@@ -167,11 +222,13 @@ export function runPlacementBench(options: PlacementBenchOptions = {}): Placemen
   cpuSamples.sort((a, b) => a - b);
   const at = (q: number): number => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
   return {
-    name: 'iris placement tick',
+    name: bands ? 'iris placement tick with bands and preemption' : 'iris placement tick',
     workers,
     pendingTasks,
     assignments: first.assignments.length,
     pendingJobs: first.pendingJobs.length,
+    preemptions: first.preemptions.length,
+    running: input.running?.length ?? 0,
     iterations,
     coldMs,
     medianMs: at(0.5),
@@ -185,11 +242,12 @@ export function runPlacementBench(options: PlacementBenchOptions = {}): Placemen
 export function formatPlacementBench(r: PlacementBenchResult): string {
   return [
     `${r.name}: ${r.pendingTasks} pending tasks, ${r.workers} workers (nproc ${availableParallelism()})`,
-    `  assignments ${r.assignments}, pending jobs ${r.pendingJobs}`,
+    `  assignments ${r.assignments}, pending jobs ${r.pendingJobs}${r.running > 0 ? `, live tasks ${r.running}, preemptions ${r.preemptions}` : ''}`,
     `  cold ${r.coldMs.toFixed(1)} ms; over ${r.iterations} ticks: median ${r.medianMs.toFixed(1)} ms, p90 ${r.p90Ms.toFixed(1)} ms, min ${r.minMs.toFixed(1)} ms, median CPU ${r.medianCpuMs.toFixed(1)} ms`,
   ].join('\n');
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(formatPlacementBench(runPlacementBench()));
+  console.log(formatPlacementBench(runPlacementBench({ bands: true })));
 }

@@ -9,6 +9,7 @@ import { formatPlacementBench, runPlacementBench } from './placement.bench.js';
 console.log(`nproc ${availableParallelism()}`);
 console.log('\n## placement');
 console.log(formatPlacementBench(runPlacementBench()));
+console.log(formatPlacementBench(runPlacementBench({ bands: true })));
 console.log('\n## cluster');
 console.log(formatClusterBench(await runClusterBench()));
 console.log('\n## worker');
