@@ -37,6 +37,11 @@ describe('ExecutorStep', () => {
     expect(step.overrideOutputPath).toBeNull();
   });
 
+  it('keeps a priority band in the step resources, which Fray sends to Iris', () => {
+    const step = new ExecutorStep({ name: 'a', fn: noop, config: {}, resources: { cpu: 1, priority: 'BATCH' } });
+    expect(step.resources?.priority).toBe('BATCH');
+  });
+
   it.each([[''], ['/abs'], [3 as unknown as string]])('rejects the name %j', (name) => {
     expect(() => new ExecutorStep({ name, fn: null, config: {} })).toThrow(
       expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT' }),

@@ -27,6 +27,8 @@ export interface JobRequest {
    * activated. Build one with `PythonEnvSpec.fromLockFile`. @default none (the machine's own Python)
    */
   pythonEnv?: PythonEnvSpec;
+  /** Scheduling band on Iris; overrides `resources.priority`. @default resources.priority, else the parent's band */
+  priority?: 'PRODUCTION' | 'INTERACTIVE' | 'BATCH';
 }
 
 /** A {@link JobRequest} with every default applied; what backends consume. */
@@ -39,6 +41,8 @@ export interface ResolvedJobRequest {
   readonly maxRetriesFailure: number;
   readonly maxRetriesPreemption: number;
   readonly pythonEnv?: PythonEnvSpec;
+  /** Scheduling band, if the request or its resources set one. */
+  readonly priority?: 'PRODUCTION' | 'INTERACTIVE' | 'BATCH';
 }
 
 function checkCount(value: unknown, field: string, min: number): number {
@@ -68,6 +72,10 @@ export function resolveJobRequest(request: JobRequest): ResolvedJobRequest {
     throw new FrayError('FRAY_INVALID_ARGUMENT', `job "${request.name}" resources must be a ResourceConfig`);
   }
   const pythonEnv = request.pythonEnv === undefined ? undefined : validatePythonEnvSpec(request.pythonEnv);
+  const priority = request.priority ?? resources.priority;
+  if (priority !== undefined && !['PRODUCTION', 'INTERACTIVE', 'BATCH'].includes(priority)) {
+    throw new FrayError('FRAY_INVALID_ARGUMENT', `job request priority must be PRODUCTION, INTERACTIVE or BATCH, got ${String(priority)}`, { details: { field: 'priority' } });
+  }
   return Object.freeze({
     name: request.name,
     entrypoint: ep,
@@ -77,5 +85,6 @@ export function resolveJobRequest(request: JobRequest): ResolvedJobRequest {
     maxRetriesFailure: checkCount(request.maxRetriesFailure ?? 0, 'maxRetriesFailure', 0),
     maxRetriesPreemption: checkCount(request.maxRetriesPreemption ?? 100, 'maxRetriesPreemption', 0),
     ...(pythonEnv === undefined ? {} : { pythonEnv }),
+    ...(priority === undefined ? {} : { priority }),
   });
 }

@@ -33,6 +33,11 @@ export interface ResourceOptions {
   deviceAlternatives?: readonly string[];
   /** Task image override; LATER: backends ignore it with a warning. */
   image?: string;
+  /**
+   * Scheduling band on Iris: PRODUCTION preempts INTERACTIVE and BATCH, INTERACTIVE preempts BATCH.
+   * @default the enclosing job's band (INTERACTIVE for a root job); the local backend ignores it
+   */
+  priority?: 'PRODUCTION' | 'INTERACTIVE' | 'BATCH';
 }
 
 const SizeString = z.string().refine((s) => {
@@ -65,6 +70,7 @@ const ResourceOptionsSchema = z.strictObject({
   replicas: z.number().int().positive().default(1),
   deviceAlternatives: z.array(z.string().min(1)).optional(),
   image: z.string().min(1).optional(),
+  priority: z.enum(['PRODUCTION', 'INTERACTIVE', 'BATCH']).optional(),
 });
 
 function invalid(message: string, details: Record<string, unknown> = {}, cause?: unknown): FrayError {
@@ -114,6 +120,8 @@ export class ResourceConfig {
   readonly deviceAlternatives: readonly string[] | undefined;
   /** Task image override (LATER). */
   readonly image: string | undefined;
+  /** Scheduling band on Iris, if set. */
+  readonly priority: 'PRODUCTION' | 'INTERACTIVE' | 'BATCH' | undefined;
 
   /**
    * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad field, an unknown TPU or GPU variant, or alternatives
@@ -159,6 +167,7 @@ export class ResourceConfig {
     this.replicas = o.replicas;
     this.deviceAlternatives = alternatives === undefined || alternatives.length === 0 ? undefined : Object.freeze([...new Set(alternatives)]);
     this.image = o.image;
+    this.priority = o.priority;
     Object.freeze(this);
   }
 
@@ -246,6 +255,7 @@ export class ResourceConfig {
     if (this.zone !== undefined) o.zone = this.zone;
     if (this.deviceAlternatives !== undefined) o.deviceAlternatives = this.deviceAlternatives;
     if (this.image !== undefined) o.image = this.image;
+    if (this.priority !== undefined) o.priority = this.priority;
     return o;
   }
 

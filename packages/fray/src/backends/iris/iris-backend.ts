@@ -180,6 +180,7 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
     if (dependencyGroups !== undefined) spec.dependencyGroups = dependencyGroups;
     if (npmPackages !== undefined && npmPackages.length > 0) spec.npmPackages = npmPackages;
     if (plan.pythonEnv !== null) spec.pythonEnv = { ...plan.pythonEnv };
+    if (plan.priority !== null) spec.priority = plan.priority;
     if (config.inPlace) spec.inPlaceWorkdir = resolved.environment.workspace ?? workspace();
     return spec;
   };

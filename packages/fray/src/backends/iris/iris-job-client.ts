@@ -29,5 +29,6 @@ export interface IrisJobSpec {
   maxRetriesFailure: number;
   maxRetriesPreemption: number;
   existingJobPolicy: 'UNSPECIFIED' | 'KEEP';
+  priority?: 'PRODUCTION' | 'INTERACTIVE' | 'BATCH';
   inPlaceWorkdir?: string;
 }

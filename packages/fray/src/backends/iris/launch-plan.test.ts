@@ -40,6 +40,13 @@ describe('buildIrisLaunchPlan()', () => {
     expect(plan({}).pythonEnv).toBeNull();
   });
 
+  it('carries the priority band from the resources, overridden by the request, and none by default', () => {
+    expect(plan({ resources: ResourceConfig.withCpu({ priority: 'BATCH' }) }).priority).toBe('BATCH');
+    expect(plan({ resources: ResourceConfig.withCpu({ priority: 'BATCH' }), priority: 'PRODUCTION' }).priority).toBe('PRODUCTION');
+    expect(plan({}).priority).toBeNull();
+    expect(() => plan({ priority: 'URGENT' as 'BATCH' })).toThrow(expect.objectContaining({ code: 'FRAY_INVALID_ARGUMENT' }));
+  });
+
   it('maps adoptExisting to KEEP and its absence to UNSPECIFIED, with retry limits', () => {
     expect(plan({ maxRetriesFailure: 2 }, true)).toMatchObject({ existingJobPolicy: 'KEEP', maxRetriesFailure: 2, maxRetriesPreemption: 100 });
     expect(plan({}, false).existingJobPolicy).toBe('UNSPECIFIED');

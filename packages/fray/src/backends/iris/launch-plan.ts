@@ -34,6 +34,8 @@ export interface IrisLaunchPlan {
   readonly existingJobPolicy: 'KEEP' | 'UNSPECIFIED';
   /** The job's Python environment (lock content, version, name); workers build it once per lock hash. */
   readonly pythonEnv: { readonly lock: string; readonly pythonVersion: string; readonly name: string } | null;
+  /** Scheduling band; null = the parent's band (INTERACTIVE for a root job). */
+  readonly priority: 'PRODUCTION' | 'INTERACTIVE' | 'BATCH' | null;
 }
 
 /** Iris's canonical lower-case GPU name (`A100-80G` → `a100`); unknown names are passed on lower-cased. */
@@ -123,6 +125,7 @@ export function buildIrisLaunchPlan(request: ResolvedJobRequest, options: { adop
     maxRetriesFailure: request.maxRetriesFailure,
     maxRetriesPreemption: request.maxRetriesPreemption,
     existingJobPolicy: options.adoptExisting ? 'KEEP' : 'UNSPECIFIED',
+    priority: request.priority ?? null,
     pythonEnv:
       request.pythonEnv === undefined
         ? null
