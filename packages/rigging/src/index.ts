@@ -39,6 +39,7 @@ export type {
   ConditionalFilesystem,
   FileInfo,
   Filesystem,
+  LsOptions,
   RmOptions,
   VersionedBytes,
 } from './fs/filesystem.js';
@@ -67,7 +68,7 @@ export {
   writeBytes,
   writeText,
 } from './fs/verbs.js';
-export { uniqueTempPath } from './fs/temp-path.js';
+export { isTempPath, tempTarget, uniqueTempPath } from './fs/temp-path.js';
 export { atomicRename, atomicWrite } from './fs/atomic-rename.js';
 export type { AtomicRenameOptions } from './fs/atomic-rename.js';
 export { createLease, formatLease, parseLease } from './locks/distributed-lease.js';

@@ -1,9 +1,10 @@
 import { RiggingError } from '../errors.js';
 import { mapLimit } from '../internal/map-limit.js';
 import { atomicRename } from './atomic-rename.js';
-import type { FileInfo, Filesystem } from './filesystem.js';
+import type { FileInfo, Filesystem, LsOptions } from './filesystem.js';
 import { filesystemFor } from './registry.js';
 import { StoragePath, prefixJoin } from './storage-path.js';
+import { tempTarget } from './temp-path.js';
 
 /** Options of {@link copyTree}. */
 export interface CopyTreeOptions {
@@ -21,6 +22,8 @@ export interface CopyTreeResult {
   skippedFiles: number;
   /** Bytes copied. */
   copiedBytes: number;
+  /** Staging objects (`<file>.tmp.<32 hex>`) of an interrupted earlier copy that were removed. */
+  removedTemporary: number;
 }
 
 function sameOrInside(inner: StoragePath, outer: StoragePath): boolean {
@@ -34,13 +37,16 @@ function sameOrInside(inner: StoragePath, outer: StoragePath): boolean {
   );
 }
 
-/** Every file below `url` with its path relative to `url`, found by walking `ls`. */
-export async function listFilesRecursive(fs: Filesystem, url: string): Promise<Array<{ rel: string; info: FileInfo }>> {
+/**
+ * Every file below `url` with its path relative to `url`, found by walking `ls` (staging names of
+ * unfinished writes only with `includeTemporary`).
+ */
+export async function listFilesRecursive(fs: Filesystem, url: string, opts: LsOptions = {}): Promise<Array<{ rel: string; info: FileInfo }>> {
   const base = StoragePath.parse(url);
   const out: Array<{ rel: string; info: FileInfo }> = [];
   let frontier = [url];
   while (frontier.length > 0) {
-    const listings = await mapLimit(frontier, 16, (dir) => fs.ls(dir));
+    const listings = await mapLimit(frontier, 16, (dir) => fs.ls(dir, opts));
     frontier = [];
     for (const entries of listings) {
       for (const e of entries) {
@@ -54,8 +60,10 @@ export async function listFilesRecursive(fs: Filesystem, url: string): Promise<A
 
 /**
  * Copies every file under `source` to the same relative path under `destination`, across backends if
- * needed. Each file goes through `atomicRename`, so an interrupted run leaves no partial file and a
- * `resume` rerun continues where it stopped. Files only at the destination are never deleted.
+ * needed. Each file appears atomically (local destinations through `atomicRename`, object stores by
+ * a single write), so an interrupted run leaves no partial file and a `resume` rerun continues where
+ * it stopped, first removing the staging names (`<file>.tmp.<32 hex>`) an interrupted run left for
+ * the files it copies. Files only at the destination are never deleted.
  *
  * @throws {RiggingError} RIGGING_INVALID_ARGUMENT if `destination` is `source` or inside it.
  * @throws {RiggingError} RIGGING_NOT_FOUND if `source` does not exist.
@@ -70,7 +78,21 @@ export async function copyTree(source: string, destination: string, opts: CopyTr
   const srcFs = filesystemFor(source);
   const dstFs = filesystemFor(destination);
   const files = await listFilesRecursive(srcFs, source);
-  const result: CopyTreeResult = { copiedFiles: 0, skippedFiles: 0, copiedBytes: 0 };
+  const result: CopyTreeResult = { copiedFiles: 0, skippedFiles: 0, copiedBytes: 0, removedTemporary: 0 };
+  // An interrupted copy (killed between staging and rename) leaves `<file>.tmp.<32 hex>` behind;
+  // remove those of the files we copy. Staging names of other files may belong to other writers.
+  const wanted = new Set(files.map((f) => f.rel));
+  const leftovers = (await listFilesRecursive(dstFs, destination, { includeTemporary: true }).catch(ignoreMissing)).filter((f) => {
+    const target = tempTarget(f.rel);
+    return target !== null && wanted.has(target);
+  });
+  await mapLimit(leftovers, opts.concurrency ?? 8, async ({ rel }) => {
+    await dstFs.rm(prefixJoin(destination, rel), { recursive: true, missingOk: true });
+    result.removedTemporary++;
+  });
+  // Object-store writes are already all-or-nothing (an object appears only once complete), so
+  // staging there would only add a copy and a delete per file, and leftovers when interrupted.
+  const direct = StoragePath.parse(destination).isRemote;
   await mapLimit(files, opts.concurrency ?? 8, async ({ rel, info }) => {
     const from = prefixJoin(source, rel);
     const to = prefixJoin(destination, rel);
@@ -84,9 +106,15 @@ export async function copyTree(source: string, destination: string, opts: CopyTr
         return;
       }
     }
-    await atomicRename(to, (tmp) => srcFs.copy(from, tmp));
+    if (direct) await srcFs.copy(from, to);
+    else await atomicRename(to, (tmp) => srcFs.copy(from, tmp));
     result.copiedFiles++;
     result.copiedBytes += info.size;
   });
   return result;
+}
+
+function ignoreMissing(err: unknown): Array<{ rel: string; info: FileInfo }> {
+  if (RiggingError.hasCode(err, 'RIGGING_NOT_FOUND')) return [];
+  throw err;
 }

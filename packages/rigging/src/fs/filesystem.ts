@@ -22,6 +22,15 @@ export interface ByteRange {
   end?: number;
 }
 
+/** Options of {@link Filesystem.ls}. */
+export interface LsOptions {
+  /**
+   * Also list staging names (`<name>.tmp.<32 hex>`) left by writes in flight or interrupted; only
+   * cleanup code wants them. @default false
+   */
+  includeTemporary?: boolean;
+}
+
 /** Options of {@link Filesystem.rm}. */
 export interface RmOptions {
   /** Remove a directory and everything below it. @default false */
@@ -41,9 +50,13 @@ export interface Filesystem {
   stat(url: string): Promise<FileInfo>;
   /** File size in bytes. @throws {RiggingError} RIGGING_NOT_FOUND if missing. */
   size(url: string): Promise<number>;
-  /** Direct children sorted by URL; a file lists as itself. @throws {RiggingError} RIGGING_NOT_FOUND if missing. */
-  ls(url: string): Promise<FileInfo[]>;
-  /** Brace-expanded glob with `*`, `?`, `[...]` and `**`; unique sorted URLs. */
+  /**
+   * Direct children sorted by URL; a file lists as itself. Staging names of unfinished writes
+   * (`*.tmp.<32 hex>`) are left out unless `includeTemporary`.
+   * @throws {RiggingError} RIGGING_NOT_FOUND if missing.
+   */
+  ls(url: string, opts?: LsOptions): Promise<FileInfo[]>;
+  /** Brace-expanded glob with `*`, `?`, `[...]` and `**`; unique sorted URLs, never staging names. */
   glob(pattern: string): Promise<string[]>;
   /** A stream of the file's bytes. @throws {RiggingError} RIGGING_NOT_FOUND if missing. */
   createReadStream(url: string, range?: ByteRange): Promise<Readable>;

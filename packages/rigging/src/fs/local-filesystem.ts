@@ -7,11 +7,11 @@ import { Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { fsError, mapFsErrors, wrapFsError } from '../internal/fs-error.js';
 import { withLocalGuard } from '../locks/local-guard.js';
-import type { ByteRange, ConditionalFilesystem, FileInfo, RmOptions, VersionedBytes } from './filesystem.js';
+import type { ByteRange, ConditionalFilesystem, FileInfo, LsOptions, RmOptions, VersionedBytes } from './filesystem.js';
 import { globWith } from './glob-pattern.js';
 import { schemeOf } from './storage-path.js';
 import { lookupFilesystem, streamCopy } from './stream-copy.js';
-import { uniqueTempPath } from './temp-path.js';
+import { hasTempSegment, isTempPath, uniqueTempPath } from './temp-path.js';
 import { ensureDir } from './ensure-dir.js';
 
 /** The OS path of a bare path or `file://` URL. */
@@ -116,11 +116,11 @@ class LocalFilesystem implements ConditionalFilesystem {
     return (await this.stat(url)).size;
   }
 
-  async ls(url: string): Promise<FileInfo[]> {
+  async ls(url: string, opts: LsOptions = {}): Promise<FileInfo[]> {
     return mapFsErrors(url, 'ls', async () => {
       const self = await this.info(url);
       if (self.type === 'file') return [self];
-      const names = await readdir(localPathOf(url));
+      const names = (await readdir(localPathOf(url))).filter((n) => opts.includeTemporary === true || !isTempPath(n));
       const infos = await Promise.all(
         names.map((n) => this.info(childUrl(url, n)).catch(() => null)), // vanished meanwhile
       );
@@ -132,7 +132,7 @@ class LocalFilesystem implements ConditionalFilesystem {
     const path = localPathOf(base === '' ? '.' : base);
     try {
       const entries = await readdir(path, { recursive: true });
-      return entries.map((e) => e.split('\\').join('/'));
+      return entries.map((e) => e.split('\\').join('/')).filter((e) => !hasTempSegment(e));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return [];

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { fsError, mapFsErrors, notFound } from '../internal/fs-error.js';
-import type { ByteRange, ConditionalFilesystem, FileInfo, RmOptions, VersionedBytes } from './filesystem.js';
+import type { ByteRange, ConditionalFilesystem, FileInfo, LsOptions, RmOptions, VersionedBytes } from './filesystem.js';
+import { hasTempSegment, isTempPath } from './temp-path.js';
 import { mapLimit } from '../internal/map-limit.js';
 import { globWith } from './glob-pattern.js';
 import { lookupFilesystem, streamCopy } from './stream-copy.js';
@@ -94,7 +95,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
     return (await this.stat(url)).size;
   }
 
-  async ls(url: string): Promise<FileInfo[]> {
+  async ls(url: string, opts: LsOptions = {}): Promise<FileInfo[]> {
     return mapFsErrors(url, 'ls', async () => {
       const loc = this.locate(url);
       if (loc.key !== '') {
@@ -111,6 +112,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
         if (!byUrl.has(info.url)) byUrl.set(info.url, info);
       }
       if (byUrl.size === 0 && objects.length === 0 && loc.key !== '') throw notFound(url, 'ls');
+      if (opts.includeTemporary !== true) for (const u of [...byUrl.keys()]) if (isTempPath(u)) byUrl.delete(u);
       return [...byUrl.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
     });
   }
@@ -128,7 +130,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
       if (!rel.endsWith('/') && rel !== '') out.add(rel);
     }
     out.delete('');
-    return [...out];
+    return [...out].filter((rel) => !hasTempSegment(rel));
   }
 
   async glob(pattern: string): Promise<string[]> {

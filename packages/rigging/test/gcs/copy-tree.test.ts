@@ -14,10 +14,10 @@ describe('copyTree() on gs://', () => {
     try {
       await writeText(`gs://${bucket}/src/a.txt`, 'aa');
       await writeText(`gs://${bucket}/src/d/b.txt`, 'bbb');
-      expect(await copyTree(`gs://${bucket}/src`, `${dir}/local`)).toEqual({ copiedFiles: 2, skippedFiles: 0, copiedBytes: 5 });
+      expect(await copyTree(`gs://${bucket}/src`, `${dir}/local`)).toEqual({ copiedFiles: 2, skippedFiles: 0, copiedBytes: 5, removedTemporary: 0 });
       expect(await readText(`${dir}/local/d/b.txt`)).toBe('bbb');
       expect(await copyTree(`${dir}/local`, `gs://${bucket}/dst`)).toMatchObject({ copiedFiles: 2 });
-      expect(await copyTree(`gs://${bucket}/src`, `gs://${bucket}/dst`, { mode: 'resume' })).toEqual({ copiedFiles: 0, skippedFiles: 2, copiedBytes: 0 });
+      expect(await copyTree(`gs://${bucket}/src`, `gs://${bucket}/dst`, { mode: 'resume' })).toEqual({ copiedFiles: 0, skippedFiles: 2, copiedBytes: 0, removedTemporary: 0 });
       expect(await copyTree(`gs://${bucket}/src`, `gs://${bucket}/dst`, { mode: 'overwrite' })).toMatchObject({ copiedFiles: 2 });
       expect(await fetchFileAtomic(`gs://${bucket}/src/a.txt`, `${dir}/fetched.txt`)).toBe(true);
       expect(await fetchFileAtomic(`gs://${bucket}/src/none.txt`, `${dir}/none.txt`)).toBe(false);
