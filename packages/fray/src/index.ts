@@ -1,6 +1,6 @@
 /**
  * @packageDocumentation
- * `@marin/fray`: run a job somewhere (this process or an Iris cluster) and learn how it went.
+ * `@marin/fray`: run a job somewhere (this process, an Iris cluster or a Ray cluster) and learn how it went.
  *
  * ```ts
  * import { Entrypoint, createLocalClient } from '@marin/fray';
@@ -63,4 +63,14 @@ export type { IrisBackend, IrisBackendOptions } from './backends/iris/iris-backe
 export type { IrisJobClient, IrisJobSpec } from './backends/iris/iris-job-client.js';
 export { IRIS_WAIT_INITIAL_SLEEP_MS, IRIS_WAIT_MAX_SLEEP_MS, IrisJobHandle } from './backends/iris/iris-job-handle.js';
 export { stepJobRequest } from './remote/step-job.js';
+export { FRAY_BACKENDS, createBackendClient, createDefaultClient } from './client/default-client.js';
+export type { FrayBackendName } from './client/default-client.js';
+export { createRayClient } from './backends/ray/ray-client.js';
+export type { RayClient, RayClientOptions } from './backends/ray/ray-client.js';
+export { RAY_WAIT_INITIAL_SLEEP_MS, RAY_WAIT_MAX_SLEEP_MS, RayJobHandle, frayStatusOfRayState } from './backends/ray/ray-job-handle.js';
+export type { FollowLogsOptions } from './backends/ray/ray-job-handle.js';
+export type { RayJobInfo, RayJobState } from './backends/ray/ray-jobs-api.js';
+export { FRAY_RAY_ADDRESS_ENV, rayDashboardUrl } from './backends/ray/ray-address.js';
+export { buildRaySubmission, rayResourcesOf, tpuHeadResource } from './backends/ray/ray-submission.js';
+export type { RayJobSubmission, RayResources, RaySubmissionOptions } from './backends/ray/ray-submission.js';
 export type { StepJobOptions } from './remote/step-job.js';

@@ -16,7 +16,13 @@ describe('parseExecutorArgs()', () => {
       json: false,
       runStep: null,
       stepConfigFile: null,
+      backend: null,
     });
+  });
+
+  it('takes --backend local|iris|ray and rejects anything else as a usage error', () => {
+    expect(parseExecutorArgs(['--backend', 'ray']).backend).toBe('ray');
+    expect(() => parseExecutorArgs(['--backend=slurm'])).toThrow(expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT', details: expect.objectContaining({ usage: true }) }));
   });
 
   it('suggests the closest flag for a typo', () => {

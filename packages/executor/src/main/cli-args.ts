@@ -17,6 +17,7 @@ export const ExecutorArgsSchema = z.object({
   json: z.boolean(),
   runStep: z.string().nullable(),
   stepConfigFile: z.string().nullable(),
+  backend: z.enum(['local', 'iris', 'ray']).nullable(),
 });
 
 /** The parsed command line of an experiment entry script. */
@@ -40,6 +41,8 @@ options:
   --json [true|false]                  print the dry-run plan, or the run's outcome per step, as
                                        JSON on stdout (default: false)
   --verbose [true|false]               print full error stacks on failure (default: false)
+  --backend local|iris|ray             the Fray backend remote steps run on (default: FRAY_BACKEND,
+                                       an Iris task's cluster, RAY_ADDRESS's Ray cluster, else local)
   --help                               print this help
   --run-step <output path> --step-config-file <file>
                                        internal: how a remote step's job re-enters this script
@@ -53,7 +56,7 @@ Exit codes: 0 success, 1 a step or the run failed, 2 bad arguments.
 /** The usage text with a placeholder script name; `executorMain` prints it with the script's own name. */
 export const EXECUTOR_USAGE = executorUsage('<entry script>');
 
-type FlagKind = 'string' | 'boolean' | 'runOnly' | 'integer' | 'progress' | 'help' | 'internal';
+type FlagKind = 'string' | 'boolean' | 'runOnly' | 'integer' | 'progress' | 'backend' | 'help' | 'internal';
 
 const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
   prefix: { key: 'prefix', kind: 'string' },
@@ -63,6 +66,7 @@ const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
   'run-only': { key: 'runOnly', kind: 'runOnly' },
   'max-concurrent': { key: 'maxConcurrent', kind: 'integer' },
   progress: { key: 'progress', kind: 'progress' },
+  backend: { key: 'backend', kind: 'backend' },
   help: { key: 'help', kind: 'help' },
   verbose: { key: 'verbose', kind: 'boolean' },
   json: { key: 'json', kind: 'boolean' },
@@ -143,6 +147,7 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
     json: false,
     runStep: null,
     stepConfigFile: null,
+    backend: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -203,6 +208,12 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
         const mode = ProgressModeSchema.safeParse(value);
         if (!mode.success) throw usageError(`--progress must be auto, live or plain, got ${JSON.stringify(value)}`);
         out.progress = mode.data;
+        break;
+      }
+      case 'backend': {
+        const value = takeValue();
+        if (value !== 'local' && value !== 'iris' && value !== 'ray') throw usageError(`--backend must be local, iris or ray, got ${JSON.stringify(value)}`);
+        out.backend = value;
         break;
       }
       case 'internal':

@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inspect } from 'node:util';
+import { createBackendClient } from '@marin/fray';
+import type { Client } from '@marin/fray';
 import { marinPrefix } from '@marin/rigging';
 import type { ExecutorStep } from '../dag/executor-step.js';
 import { ExecutorError } from '../errors.js';
@@ -128,8 +130,18 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     exit(code);
     return null;
   }
+  // --backend picks the Fray backend of remote steps; without it currentClient()'s detection order decides.
+  let client: Client | undefined;
+  try {
+    client = args.backend === null ? undefined : createBackendClient(args.backend);
+  } catch (e) {
+    process.stderr.write(`error: --backend ${args.backend ?? ''}: ${e instanceof Error ? e.message : String(e)}\n`);
+    exit(2);
+    return null;
+  }
   // Remote steps re-enter this script with its own arguments (executor spec §9.2).
   const fray = new FrayStepRunner({
+    ...(client === undefined ? {} : { client }),
     logger: log,
     reentry: entryScript === null ? null : { entryScript, userArgs: process.argv.slice(2), execArgv: process.execArgv, steps: options.steps },
   });
@@ -165,6 +177,7 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     return null;
   } finally {
     if (!guard.interrupted) guard.uninstall();
+    await client?.close().catch(() => undefined);
   }
   if (guard.interrupted) await guard.dying;
   log.info(`Executor run took ${((performance.now() - started) / 1000).toFixed(2)}s`);

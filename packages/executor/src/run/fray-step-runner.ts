@@ -56,7 +56,8 @@ export interface FrayStepRunnerOptions {
 
 /** Whether `client` runs jobs elsewhere (so a step must re-enter its entry script there). */
 function isRemoteBackend(client: Client): boolean {
-  return (client as { backend?: unknown }).backend === 'iris';
+  const backend = (client as { backend?: unknown }).backend;
+  return backend === 'iris' || backend === 'ray';
 }
 
 function defaultWorkspace(): string {

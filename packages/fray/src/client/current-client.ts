@@ -28,9 +28,10 @@ export function setDefaultClientFactory(factory: DefaultClientFactory | null): v
 }
 
 /**
- * The client to submit to, in this order: the innermost {@link withClient} scope; inside an Iris task
- * (`IRIS_TASK_ID` and `IRIS_CONTROLLER_ADDRESS` set) an Iris backend whose submissions become child jobs;
- * otherwise one process-wide local client, created on first use and reused.
+ * The client to submit to, in this order: the innermost {@link withClient} scope; the backend `FRAY_BACKEND` names
+ * (`local`, `iris`, `ray`); inside an Iris task (`IRIS_TASK_ID` and `IRIS_CONTROLLER_ADDRESS` set) an Iris backend
+ * whose submissions become child jobs; with `RAY_ADDRESS` (or `FRAY_RAY_ADDRESS`) set, the Ray backend; otherwise
+ * one process-wide local client. The default is created on first use and reused.
  */
 export function currentClient(): Client {
   const inScope = scoped.getStore();

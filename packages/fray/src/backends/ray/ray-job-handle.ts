@@ -1,0 +1,139 @@
+import type { JobHandle, WaitOptions } from '../../client/client.js';
+import type { FrayLogger } from '../../client/logger.js';
+import { isFinished } from '../../client/job-status.js';
+import type { JobStatus } from '../../client/job-status.js';
+import { FrayError, JobFailed, WaitTimeout } from '../../errors.js';
+import type { RayJobInfo, RayJobState, RayJobsApi } from './ray-jobs-api.js';
+
+/** First sleep of `wait()`'s polling on Ray. */
+export const RAY_WAIT_INITIAL_SLEEP_MS = 100;
+/** Cap of the sleep between polls. */
+export const RAY_WAIT_MAX_SLEEP_MS = 2000;
+
+/** Fray's status of a Ray job state. */
+export function frayStatusOfRayState(state: RayJobState): JobStatus {
+  switch (state) {
+    case 'PENDING':
+      return 'pending';
+    case 'RUNNING':
+      return 'running';
+    case 'SUCCEEDED':
+      return 'succeeded';
+    case 'FAILED':
+      return 'failed';
+    case 'STOPPED':
+      return 'stopped';
+  }
+}
+
+/** Options of {@link RayJobHandle.followLogs}. */
+export interface FollowLogsOptions {
+  /** How often the logs are re-read. @default 500 */
+  pollMs?: number;
+  /** Stops following early. */
+  signal?: AbortSignal;
+}
+
+/** A job on a Ray cluster, named by its submission id. */
+export class RayJobHandle implements JobHandle {
+  /** Ray accepted a stop; a job it still lists as pending then never starts, so it is reported `stopped`. */
+  private stopAccepted = false;
+
+  constructor(
+    readonly jobId: string,
+    private readonly api: RayJobsApi,
+    private readonly logger: FrayLogger,
+  ) {}
+
+  /**
+   * Everything Ray says about the job, including `message`: why a pending job has not started (e.g. it waits for
+   * resources the cluster lacks), or why it failed.
+   * @throws {FrayError} FRAY_JOB_NOT_FOUND when Ray does not know the job
+   */
+  async info(): Promise<RayJobInfo> {
+    const info = await this.api.get(this.jobId);
+    if (info === null) throw new FrayError('FRAY_JOB_NOT_FOUND', `Ray does not know job "${this.jobId}"`, { details: { jobId: this.jobId } });
+    return info;
+  }
+
+  /** The job's status from `GET /api/jobs/{id}`. */
+  async status(): Promise<JobStatus> {
+    return this.statusOf(await this.info());
+  }
+
+  private statusOf(info: RayJobInfo): JobStatus {
+    if (this.stopAccepted && info.state === 'PENDING') return 'stopped';
+    return frayStatusOfRayState(info.state);
+  }
+
+  /** Polls (by default 100 ms, ×1.5, capped at 2 s) until the job is finished. */
+  async wait(options: WaitOptions = {}): Promise<JobStatus> {
+    const { timeoutMs, raiseOnFailure = true, pollInitialMs = RAY_WAIT_INITIAL_SLEEP_MS, pollBackoff = 1.5 } = options;
+    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+    let sleepMs = pollInitialMs;
+    let info = await this.info();
+    let status = this.statusOf(info);
+    while (!isFinished(status)) {
+      const now = Date.now();
+      if (now >= deadline) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
+      await new Promise((r) => setTimeout(r, Math.min(sleepMs, deadline - now)));
+      sleepMs = Math.min(sleepMs * pollBackoff, RAY_WAIT_MAX_SLEEP_MS);
+      info = await this.info();
+      status = this.statusOf(info);
+    }
+    if (status === 'failed' || status === 'stopped') {
+      const message = `Job ${this.jobId} ${info.state}: ${info.message.split('\n')[0] ?? ''}`;
+      if (raiseOnFailure) {
+        const logTail = await this.logs({ maxLines: 50 }).catch(() => [] as string[]);
+        const cause = new FrayError('FRAY_JOB_FAILED', info.message || info.state, {
+          details: { state: info.state, errorType: info.errorType, exitCode: info.exitCode, logTail },
+        });
+        throw new JobFailed(this.jobId, status, message, cause);
+      }
+      this.logger.warn(message);
+    }
+    return status;
+  }
+
+  /** The last `maxLines` lines of the job's output (Ray keeps the driver's whole log). */
+  async logs(options: { maxLines?: number } = {}): Promise<string[]> {
+    const lines = splitLines(await this.api.logs(this.jobId));
+    return lines.slice(-(options.maxLines ?? 1000));
+  }
+
+  /**
+   * Follows the job's output: yields each new line as it appears and ends once the job is finished and its
+   * last lines are read. Ray streams logs over a websocket (`/logs/tail`); this re-reads `/logs` instead, which
+   * needs nothing beyond `fetch`.
+   */
+  async *followLogs(options: FollowLogsOptions = {}): AsyncGenerator<string> {
+    const pollMs = options.pollMs ?? 500;
+    let seen = 0;
+    let partial = '';
+    for (;;) {
+      const finished = isFinished(await this.status());
+      const text = await this.api.logs(this.jobId);
+      const fresh = text.length >= seen ? text.slice(seen) : text;
+      seen = text.length;
+      const parts = (partial + fresh).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) yield line;
+      if (finished || options.signal?.aborted === true) {
+        if (partial !== '') yield partial;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
+
+  /** `POST /api/jobs/{id}/stop`; a no-op on a finished job. */
+  async terminate(): Promise<void> {
+    if (await this.api.stop(this.jobId)) this.stopAccepted = true;
+  }
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}

@@ -1,0 +1,183 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from '@marin/rigging';
+import { FrayError } from '../errors.js';
+import { DEFAULT_PYTHON_VERSION } from '../request/python-env-spec.js';
+import { findWorkspaceRoot } from '../runner/workspace-root.js';
+
+/** The checked-in lock of the Python environment with `ray[default]`, relative to the workspace root. */
+export const RAY_LOCK_PATH = 'packages/fray/python/ray.lock';
+
+/** Options of {@link startRayHead}. */
+export interface RayHeadOptions {
+  /** Logical CPUs the head offers. @default 2 */
+  numCpus?: number;
+  /** Extra custom resources, e.g. `{ TPU: 4, 'TPU-v4-8-head': 1 }` to test placement without TPUs. @default {} */
+  resources?: Record<string, number>;
+  /** Object store size. @default 80 MB */
+  objectStoreBytes?: number;
+  /** The workspace whose `packages/fray/python/ray.lock` environment is used. @default the git top level */
+  workspace?: string;
+}
+
+/** A running single-node Ray cluster on 127.0.0.1; `close()` stops every process it started. */
+export interface RayHead extends AsyncDisposable {
+  /** The dashboard (Jobs API) URL: what `createRayClient({ address })` takes. */
+  readonly address: string;
+  /** The environment's `python` (imports `ray`). */
+  readonly python: string;
+  /** Env for processes that submit gang jobs or run `ray`: the environment's `bin` first on `PATH`. */
+  readonly env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.once('error', rej);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? res(address.port) : rej(new Error('no port'))));
+    });
+  });
+}
+
+/** The built environment of the Ray lock, or an error naming the command that builds it. */
+function rayEnvDir(workspace: string): string {
+  const lockPath = join(workspace, RAY_LOCK_PATH);
+  const dir = pythonEnvDir(pythonEnvCacheDir(), DEFAULT_PYTHON_VERSION, pythonEnvKey(readFileSync(lockPath), DEFAULT_PYTHON_VERSION));
+  if (!existsSync(join(dir, 'bin', 'ray'))) {
+    throw new FrayError('FRAY_BACKEND_UNAVAILABLE', `the Ray environment is not built; run: node tools/python-env/python-env.mjs ${RAY_LOCK_PATH}`, {
+      retryable: false,
+      details: { envDir: dir },
+    });
+  }
+  return dir;
+}
+
+/** Pids of live processes whose environment carries `marker` (everything the head started, however detached). */
+function pidsWithMarker(marker: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').includes(marker)) out.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+/**
+ * Starts a real Ray head (`ray start --head --block`) from the environment of `packages/fray/python/ray.lock`, on
+ * 127.0.0.1 with free ports for the GCS, dashboard, client server, agents and metrics, a small object store and
+ * fake custom resources for placement tests. Resolves once the Jobs API answers. `close()` ends the head's process
+ * group, then any process that still carries the head's marker variable (Ray workers detach), and removes its temp
+ * dir; it never touches other Ray clusters on the machine.
+ *
+ * @throws {FrayError} FRAY_BACKEND_UNAVAILABLE when the environment is not built (the message names the command
+ *   that builds it) or the head does not come up within 60 s (its output in `details.output`)
+ */
+export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHead> {
+  const workspace = resolve(options.workspace ?? findWorkspaceRoot());
+  const envDir = rayEnvDir(workspace);
+  const bin = join(envDir, 'bin');
+  // Ray keeps sockets under its temp dir and limits their path length, so it stays short.
+  const tempDir = mkdtempSync(join(tmpdir(), 'ray-'));
+  const marker = `FRAY_TEST_RAY_HEAD=${tempDir}`;
+  const ports: number[] = [];
+  for (let i = 0; i < 9; i++) ports.push(await freePort());
+  const [gcs, dashboard, client, agentHttp, agentGrpc, metrics, runtimeEnvAgent, nodeManager, objectManager] = ports as [
+    number, number, number, number, number, number, number, number, number,
+  ];
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+    VIRTUAL_ENV: envDir,
+    RAY_USAGE_STATS_ENABLED: '0',
+    FRAY_TEST_RAY_HEAD: tempDir,
+  };
+  delete env['RAY_ADDRESS'];
+  const args = [
+    'start', '--head', '--block', '--disable-usage-stats',
+    '--node-ip-address', '127.0.0.1', '--port', String(gcs),
+    '--dashboard-host', '127.0.0.1', '--dashboard-port', String(dashboard), '--include-dashboard', 'true',
+    '--ray-client-server-port', String(client), '--dashboard-agent-listen-port', String(agentHttp),
+    '--dashboard-agent-grpc-port', String(agentGrpc), '--metrics-export-port', String(metrics),
+    '--runtime-env-agent-port', String(runtimeEnvAgent), '--node-manager-port', String(nodeManager),
+    '--object-manager-port', String(objectManager),
+    '--num-cpus', String(options.numCpus ?? 2), '--num-gpus', '0',
+    '--resources', JSON.stringify(options.resources ?? {}),
+    '--object-store-memory', String(options.objectStoreBytes ?? 80_000_000),
+    '--temp-dir', tempDir,
+  ];
+  const child = spawn(join(bin, 'ray'), args, { env, cwd: tempDir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-8000)));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-8000)));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let stopped = false;
+
+  const close = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    const group = child.pid;
+    const signalGroup = (sig: NodeJS.Signals): void => {
+      try {
+        if (group !== undefined) process.kill(-group, sig);
+      } catch {
+        // already gone
+      }
+    };
+    signalGroup('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    signalGroup('SIGKILL');
+    // Workers and the job supervisors' children can leave the group; the marker finds them.
+    for (let round = 0; round < 20; round++) {
+      const left = pidsWithMarker(marker).filter((p) => p !== process.pid);
+      if (left.length === 0) break;
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // exited meanwhile
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    rmSync(tempDir, { recursive: true, force: true });
+  };
+
+  const address = `http://127.0.0.1:${dashboard}`;
+  const deadline = Date.now() + 60_000;
+  let ready = false;
+  let exitedEarly = false;
+  void exited.then(() => (exitedEarly = true));
+  while (Date.now() < deadline && !exitedEarly) {
+    try {
+      const res = await fetch(`${address}/api/jobs/`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) {
+        ready = true;
+        break;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  if (!ready) {
+    await close();
+    throw new FrayError('FRAY_BACKEND_UNAVAILABLE', `the Ray head did not start within 60 s`, { retryable: false, details: { output } });
+  }
+  return {
+    address,
+    python: join(bin, 'python'),
+    env: { PATH: env['PATH'] as string, VIRTUAL_ENV: envDir },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
