@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { createIrisClient } from '../client/iris-client.js';
 import { formatBytes } from '../client/sizes.js';
 import { IrisError } from '../errors.js';
@@ -58,6 +58,7 @@ export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, s
   const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), ...(flags.bundles ? { bundles: true } : {}) };
   writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
   io.stdout(`iris local cluster at ${cluster.address} (${cluster.workers.length} workers, state in ${stateDir})\n`);
+  if (cluster.dashboardUrl !== null) io.stdout(`iris dashboard at ${cluster.dashboardUrl}\n`);
   try {
     await untilSignal(signal);
   } finally {
@@ -117,6 +118,40 @@ export async function clusterStatusCommand(flags: { controller?: string; json?: 
   } finally {
     await client.close();
   }
+}
+
+/** The command that opens a URL here: `$BROWSER`, else the desktop's opener when it is installed. */
+function browserCommand(env: NodeJS.ProcessEnv): string | undefined {
+  if (env['BROWSER']) return env['BROWSER'];
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : 'xdg-open';
+  if (opener === undefined) return undefined;
+  const dirs = (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '');
+  return dirs.some((d) => existsSync(join(d, opener))) ? opener : undefined;
+}
+
+/**
+ * `iris cluster dashboard [--no-open]`: prints the controller's dashboard URL (with `?token=` when
+ * auth is on; the page trades it for a cookie) and opens it when a browser exists.
+ */
+export async function clusterDashboardCommand(flags: { controller?: string; open: boolean }, io: CliIo): Promise<number> {
+  const resolved = await requireController(flags.controller, io.env);
+  const client = createIrisClient({ address: resolved.address, token: resolved.token });
+  let base: string;
+  try {
+    base = (await client.clusterStatus()).dashboardUrl;
+  } finally {
+    await client.close();
+  }
+  if (base === '') throw new IrisError('IRIS_FAILED_PRECONDITION', `the controller at ${resolved.address} serves no dashboard; start it without \`--dashboard-bind none\``);
+  const url = resolved.token ? `${base}?token=${encodeURIComponent(resolved.token)}` : base;
+  io.stdout(`${url}\n`);
+  const browser = flags.open ? browserCommand(io.env) : undefined;
+  if (browser !== undefined) {
+    const child = spawn(browser, [url], { detached: true, stdio: 'ignore' });
+    child.on('error', () => io.stderr(`iris: could not start "${browser}"; open the URL above\n`));
+    child.unref();
+  }
+  return 0;
 }
 
 /** `iris cluster stop`: SIGTERM the recorded local cluster, wait for it to exit, remove the record. */

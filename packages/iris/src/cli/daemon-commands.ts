@@ -57,16 +57,22 @@ export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, sig
   return 0;
 }
 
-/** `iris controller serve [--bind HOST:PORT] [--state-dir D] [--fresh]`. */
-export async function controllerServeCommand(flags: { bind: string; stateDir?: string; fresh?: boolean }, io: CliIo, signal: AbortSignal): Promise<number> {
+/** `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh]`. */
+export async function controllerServeCommand(
+  flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean },
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<number> {
   const controller = await startController({
     bind: flags.bind,
+    dashboardBind: flags.dashboardBind === 'none' ? null : flags.dashboardBind,
     stateDir: flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller'),
     fresh: flags.fresh ?? false,
     ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),
     warn: (m) => io.stderr(`[iris controller] ${m}\n`),
   });
   io.stdout(`iris controller at ${controller.address}\n`);
+  if (controller.dashboardUrl !== null) io.stdout(`iris dashboard at ${controller.dashboardUrl}\n`);
   try {
     await untilSignal(signal);
   } finally {

@@ -174,6 +174,14 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .action(async (flags: { controller?: string; json?: boolean }) => {
       code = await (await clusterCommands()).clusterStatusCommand(flags, io);
     });
+  cluster
+    .command('dashboard')
+    .description('print the web dashboard URL and open it in a browser when one exists')
+    .addOption(controllerOption())
+    .option('--no-open', 'only print the URL')
+    .action(async (flags: { controller?: string; open: boolean }) => {
+      code = await (await clusterCommands()).clusterDashboardCommand(flags, io);
+    });
   cluster.command('stop').action(async () => {
     code = await (await clusterCommands()).clusterStopCommand(io);
   });
@@ -203,9 +211,10 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .description('standalone controller')
     .command('serve')
     .option('--bind <host:port>', 'address to serve on', '127.0.0.1:10000')
+    .option('--dashboard-bind <host:port>', 'web dashboard address ("none" serves none)', '127.0.0.1:0')
     .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
     .option('--fresh', 'start from an empty state')
-    .action(async (flags: { bind: string; stateDir?: string; fresh?: boolean }) => {
+    .action(async (flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean }) => {
       code = await (await daemonCommands()).controllerServeCommand(flags, io, signal);
     });
 

@@ -101,6 +101,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     if (flags.region.length > 0) await warnUnknownRegions(client, flags.region, io);
     const jobId = await client.launchJob(spec, { bundle });
     io.stdout(`${jobId}\n`);
+    if (cluster?.dashboardUrl) io.stderr(`iris: dashboard ${cluster.dashboardUrl}#/job?id=${encodeURIComponent(jobId)}\n`);
     if (!flags.wait) return 0;
     return await followToEnd(client, jobId, io, signal, { terminateOnExit: flags.terminateOnExit, failFastUnschedulable: cluster !== undefined || resolved?.source === 'local' });
   } finally {

@@ -249,7 +249,7 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
     },
     async clusterStatus() {
       const r = await call(raw.getClusterStatus, {});
-      return { version: r.version, startedAtMs: r.startedAtMs, workerCount: r.workerCount, jobCounts: r.jobCounts };
+      return { version: r.version, startedAtMs: r.startedAtMs, workerCount: r.workerCount, jobCounts: r.jobCounts, dashboardUrl: r.dashboardUrl };
     },
     async setUserBudget(b) {
       const maxBand = b.maxBand === undefined || b.maxBand === null ? PriorityBand.PRIORITY_BAND_UNSPECIFIED : PriorityBand[`PRIORITY_BAND_${b.maxBand}`];

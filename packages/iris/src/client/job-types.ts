@@ -193,5 +193,7 @@ export interface ClusterStatus {
   readonly startedAtMs: number;
   readonly workerCount: number;
   readonly jobCounts: Readonly<Record<string, number>>;
+  /** The controller's web dashboard URL; empty when it serves none. */
+  readonly dashboardUrl: string;
 }
 

@@ -2,17 +2,17 @@ import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServerReadab
 import { bearerTokenMatches } from '../auth/token-auth.js';
 import { IrisError, grpcStatusOfError } from '../errors.js';
 import type { BundleChunk, ControllerServiceServer, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
-import { JobState } from '../gen/iris/v1/types.js';
+import type { JobState } from '../gen/iris/v1/types.js';
 import type { BundleStore } from './bundle-store.js';
 import type { ControllerState } from './controller-state.js';
 import { parseTaskId } from './job-names.js';
+import { followLogEvents } from './log-follow.js';
 import { jobStateName } from './task-states.js';
 import { workerInfos } from './status-views.js';
 
 /** Bundles travel in chunks of at most this many bytes (§4.1). */
 export const BUNDLE_CHUNK_BYTES = 1024 * 1024;
 const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
-const FOLLOW_POLL_MS = 1000;
 
 /** What the gRPC service needs from the rest of the controller. */
 export interface ControllerServiceDeps {
@@ -26,6 +26,8 @@ export interface ControllerServiceDeps {
   readonly reconcileIntervalMs: number;
   /** True once shutdown began: calls get UNAVAILABLE. */
   readonly isClosing: () => boolean;
+  /** The dashboard's URL, reported by `GetClusterStatus`; unset when none is served. */
+  readonly dashboardUrl?: string | undefined;
 }
 
 const MALFORMED = Symbol('malformed request');
@@ -128,7 +130,7 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
       const counts: Record<string, number> = {};
       const rows = state.store.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[];
       for (const r of rows) counts[jobStateName(r.state)] = r.n;
-      return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts };
+      return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts, dashboardUrl: deps.dashboardUrl ?? '' };
     }),
     healthCheck: unary(deps, () => ({ healthy: true, uptimeMs: Date.now() - deps.startedAtMs, version: deps.version })),
     setUserBudget: unary(deps, (req) => {
@@ -146,68 +148,28 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
 }
 
 async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStream<LogQuery, FollowLogsResponse>): Promise<void> {
-  const { state } = deps;
-  let wake: (() => void) | undefined;
-  let cancelled = false;
-  call.on('cancelled', () => {
-    cancelled = true;
-    wake?.();
-  });
-  // A stream error (client gone) must never become an unhandled 'error' event in the controller.
-  call.on('error', () => {
-    cancelled = true;
-    wake?.();
-  });
-  const send = async (msg: FollowLogsResponse): Promise<void> => {
-    if (call.write(msg) || cancelled) return;
-    await new Promise<void>((resolve) => {
-      call.once('drain', resolve);
-      wake = resolve;
-    });
+  const gone = new AbortController();
+  let drained: (() => void) | undefined;
+  const end = () => {
+    gone.abort();
+    drained?.();
   };
-  const q = call.request;
-  let unsubscribe = () => {};
+  call.on('cancelled', end);
+  // A stream error (client gone) must never become an unhandled 'error' event in the controller.
+  call.on('error', end);
   try {
-    guard(deps, call.metadata, q);
-    const jobId = q.taskId !== '' ? parseTaskId(q.taskId).jobId : q.jobId;
-    const includeChildren = q.taskId === '' && (q.includeChildren ?? true);
-    if (!state.store.job(jobId)) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
-    unsubscribe = state.onJobsChanged((ids) => {
-      for (const id of ids) if (id === jobId || (includeChildren && id.startsWith(`${jobId}/`))) wake?.();
-    });
-    let cursor = q.cursor;
-    let first = true;
-    let lastState = JobState.JOB_STATE_UNSPECIFIED;
-    while (!cancelled) {
-      if (deps.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
-      const terminal = !state.store.job(jobId) || state.isTreeTerminal(jobId, includeChildren);
-      const page = state.logs.query({ ...q, cursor, tail: first && q.tail });
-      first = false;
-      cursor = page.cursor;
-      const jobState = state.store.job(jobId)?.state ?? JobState.JOB_STATE_UNSPECIFIED;
-      if (page.entries.length > 0 || jobState !== lastState) {
-        lastState = jobState;
-        await send({ entries: page.entries, jobState, done: false, cursor });
-      }
-      if (page.truncated) continue;
-      if (terminal) {
-        call.write({ entries: [], jobState, done: true, cursor });
-        break;
-      }
+    guard(deps, call.metadata, call.request);
+    for await (const msg of followLogEvents(deps.state, call.request, { isClosing: deps.isClosing, signal: gone.signal })) {
+      if (call.write(msg) || gone.signal.aborted) continue;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, FOLLOW_POLL_MS);
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
+        drained = resolve;
+        call.once('drain', resolve);
       });
-      wake = undefined;
+      drained = undefined;
     }
     call.end();
   } catch (e) {
     call.emit('error', grpcStatusOfError(e));
-  } finally {
-    unsubscribe();
   }
 }
 

@@ -1,5 +1,5 @@
 import { IrisError } from '../errors.js';
-import type { LaunchJobRequest, ListJobsRequest, ListJobsResponse, RegisterRequest, ReportAttemptRequest, SetUserBudgetRequest, UserBudget } from '../gen/iris/v1/controller.js';
+import type { LaunchJobRequest, ListJobsResponse, RegisterRequest, ReportAttemptRequest, SetUserBudgetRequest, UserBudget } from '../gen/iris/v1/controller.js';
 import type { DesiredAttempt, ReconcileResponse } from '../gen/iris/v1/worker.js';
 import { JobState, PriorityBand, StopReason } from '../gen/iris/v1/types.js';
 import type { JobStatus, TaskStatus } from '../gen/iris/v1/types.js';
@@ -8,6 +8,8 @@ import type { SchedulerLimits, SchedulingResult } from '../scheduler/types.js';
 import type { ControllerDatabase } from './database.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import { isSameOrDescendant } from './job-names.js';
+import { listJobs } from './job-listing.js';
+import type { JobListQuery } from './job-listing.js';
 import { jobTree, killJob, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { SqliteLogStore } from './log-store.js';
@@ -20,7 +22,6 @@ import { budgetView, buildSchedulingInput, commitPreemptions, commitSchedulingRe
 import type { PendingInfo } from './scheduling.js';
 import { jobStatusOf, taskStatusOf } from './status-views.js';
 import { ControllerStore } from './store.js';
-import type { JobRow } from './store.js';
 import { submitJob } from './submit-job.js';
 import { isTerminalJobState } from './task-states.js';
 import { recordWorkerFailure, registerWorker, resetWorkerLiveness } from './worker-registry.js';
@@ -222,31 +223,9 @@ export class ControllerState {
     return jobs.length > 0 && jobs.every((j) => isTerminalJobState(j.state));
   }
 
-  /** `ListJobs` with prefix, states, roots-only and paging (limit 50 by default, max 500). */
-  listJobs(q: ListJobsRequest): ListJobsResponse {
-    if (q.offset < 0 || q.limit < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'offset and limit must be >= 0');
-    if (q.prefix !== '' && !q.prefix.startsWith('/')) throw new IrisError('IRIS_INVALID_ARGUMENT', `prefix "${q.prefix}" must start with "/" (e.g. "/alice/")`);
-    const limit = Math.min(q.limit || 50, 500);
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (q.prefix !== '') {
-      where.push('substr(job_id, 1, ?) = ?');
-      args.push(q.prefix.length, q.prefix);
-    }
-    if (q.states.length > 0) {
-      where.push(`state IN (${q.states.map(() => '?').join(', ')})`);
-      args.push(...q.states);
-    }
-    if (q.rootsOnly) where.push('parent_id IS NULL');
-    const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const { n } = this.store.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${filter}`).get(...args) as { n: number };
-    const page = this.store.db.prepare(`SELECT * FROM jobs ${filter} ORDER BY seq LIMIT ? OFFSET ?`).all(...args, limit, q.offset) as JobRow[];
-    const budgets = budgetView(this.store);
-    return {
-      jobs: page.map((j) => jobStatusOf(this.store, j, false, this.pending.get(j.job_id), budgets)),
-      totalCount: n,
-      hasMore: q.offset + page.length < n,
-    };
+  /** `ListJobs` with prefix, states, roots-only, paging (limit 50 by default, max 500) and the dashboard's filters and orders. */
+  listJobs(q: JobListQuery): ListJobsResponse {
+    return listJobs(this.store, this.pending, budgetView(this.store), q);
   }
 
   /** @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { z } from 'zod';
+import { startDashboardServer } from '../dashboard/dashboard-server.js';
 import { IrisError } from '../errors.js';
 import { ControllerServiceService } from '../gen/iris/v1/controller.js';
 import { BundleStore } from './bundle-store.js';
@@ -23,6 +24,10 @@ export const ControllerOptionsSchema = z.object({
   stateDir: z.string().min(1).optional(),
   /** `host:port` to serve on. @default "127.0.0.1:0" */
   bind: z.string().regex(/^.+:\d+$/, { message: 'bind must be host:port' }).default('127.0.0.1:0'),
+  /** `host:port` of the web dashboard (its own HTTP port); null serves none. @default "127.0.0.1:0" */
+  dashboardBind: z.string().regex(/^.+:\d+$/, { message: 'dashboardBind must be host:port' }).nullable().default('127.0.0.1:0'),
+  /** The dashboard's built page assets. @default the package's dist/dashboard */
+  dashboardAssetsDir: z.string().min(1).optional(),
   /** Shared token required from every caller and sent to workers. @default IRIS_AUTH_TOKEN when set */
   authToken: z.string().min(1).optional(),
   /** @default 1000 (IRIS_RECONCILE_INTERVAL_MS) */
@@ -57,6 +62,8 @@ export interface ControllerHandle extends AsyncDisposable {
   /** `127.0.0.1:<port>` (or the bound host). */
   readonly address: string;
   readonly port: number;
+  /** The web dashboard's `http://host:port/`, or null when it serves none. */
+  readonly dashboardUrl: string | null;
   /** The state machine, for tests and in-process tooling. */
   readonly state: ControllerState;
   /** Runs one control tick now and waits for it. */
@@ -123,25 +130,44 @@ export async function startController(options: ControllerOptions = {}): Promise<
   });
   let closing = false;
   const startedAtMs = Date.now();
+  const wake = () => (o.autoTick ? loop.wake() : undefined);
+  const dashboard =
+    o.dashboardBind === null
+      ? undefined
+      : await startDashboardServer({
+          bind: o.dashboardBind,
+          assetsDir: o.dashboardAssetsDir,
+          authToken,
+          state,
+          wake,
+          version: IRIS_VERSION,
+          startedAtMs,
+          isClosing: () => closing,
+        }).catch((e: unknown) => {
+          db.close();
+          throw e;
+        });
   const server = new Server();
   server.addService(
     withMalformedRequests(ControllerServiceService),
     createControllerService({
       state,
       bundles: new BundleStore(db, bundleDir),
-      wake: () => (o.autoTick ? loop.wake() : undefined),
+      wake,
       authToken,
       version: IRIS_VERSION,
       startedAtMs,
       reconcileIntervalMs,
       isClosing: () => closing,
+      dashboardUrl: dashboard?.url,
     }),
   );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(o.bind, ServerCredentials.createInsecure(), (e, p) =>
       e ? reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind controller to "${o.bind}"`, { cause: e })) : resolve(p),
     ),
-  ).catch((e: unknown) => {
+  ).catch(async (e: unknown) => {
+    await dashboard?.close();
     db.close();
     throw e;
   });
@@ -153,6 +179,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const close = () => {
     closed ??= (async () => {
       closing = true;
+      await dashboard?.close();
       await loop.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
@@ -172,6 +199,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   return {
     address: `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
     port,
+    dashboardUrl: dashboard?.url ?? null,
     state,
     tick: () => loop.tick(),
     close,

@@ -23,6 +23,8 @@ export const LocalClusterOptionsSchema = z.object({
   cacheDir: z.string().min(1).optional(),
   /** Controller port on 127.0.0.1. @default 0 (any free port) */
   port: z.number().int().min(0).max(65535).default(0),
+  /** `host:port` of the controller's web dashboard; null serves none. @default "127.0.0.1:0" */
+  dashboardBind: z.string().nullable().default('127.0.0.1:0'),
   /** Shared token for controller and workers. */
   authToken: z.string().min(1).optional(),
   /** CPU per CPU worker. @default host cores / workers */
@@ -52,6 +54,8 @@ export type LocalClusterOptions = z.input<typeof LocalClusterOptionsSchema>;
 export interface LocalClusterHandle extends AsyncDisposable {
   /** Controller `127.0.0.1:<port>`. */
   readonly address: string;
+  /** The controller's web dashboard, or null when it serves none. */
+  readonly dashboardUrl: string | null;
   readonly controller: ControllerHandle;
   readonly workers: readonly WorkerHandle[];
   /** A new client of this cluster (the caller closes it). */
@@ -78,6 +82,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const controller = await startController({
     stateDir: o.stateDir,
     bind: `127.0.0.1:${o.port}`,
+    dashboardBind: o.dashboardBind,
     authToken: o.authToken,
     reconcileIntervalMs: o.reconcileIntervalMs,
     reconcileRpcTimeoutMs: o.reconcileRpcTimeoutMs,
@@ -143,6 +148,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   };
   return {
     address: controller.address,
+    dashboardUrl: controller.dashboardUrl,
     controller,
     workers,
     client: () => createIrisClient({ address: controller.address, token: o.authToken }),

@@ -312,6 +312,8 @@ export interface GetClusterStatusResponse {
   workerCount: number;
   /** keyed by JobState name without prefix, e.g. "RUNNING" */
   jobCounts: { [key: string]: number };
+  /** the controller's web dashboard; empty when it serves none */
+  dashboardUrl: string;
 }
 
 export interface GetClusterStatusResponse_JobCountsEntry {
@@ -4546,7 +4548,7 @@ export const GetClusterStatusRequest: MessageFns<GetClusterStatusRequest> = {
 };
 
 function createBaseGetClusterStatusResponse(): GetClusterStatusResponse {
-  return { version: "", startedAtMs: 0, workerCount: 0, jobCounts: {} };
+  return { version: "", startedAtMs: 0, workerCount: 0, jobCounts: {}, dashboardUrl: "" };
 }
 
 export const GetClusterStatusResponse: MessageFns<GetClusterStatusResponse> = {
@@ -4563,6 +4565,9 @@ export const GetClusterStatusResponse: MessageFns<GetClusterStatusResponse> = {
     globalThis.Object.entries(message.jobCounts).forEach(([key, value]: [string, number]) => {
       GetClusterStatusResponse_JobCountsEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
     });
+    if (message.dashboardUrl !== "") {
+      writer.uint32(42).string(message.dashboardUrl);
+    }
     return writer;
   },
 
@@ -4612,6 +4617,14 @@ export const GetClusterStatusResponse: MessageFns<GetClusterStatusResponse> = {
             if (entry4.value !== undefined) {
               message.jobCounts[entry4.key] = entry4.value;
             }
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.dashboardUrl = reader.string();
             continue;
           }
         }
@@ -4666,6 +4679,11 @@ export const GetClusterStatusResponse: MessageFns<GetClusterStatusResponse> = {
           {},
         )
         : {},
+      dashboardUrl: isSet(object.dashboardUrl)
+        ? globalThis.String(object.dashboardUrl)
+        : isSet(object.dashboard_url)
+        ? globalThis.String(object.dashboard_url)
+        : "",
     };
   },
 
@@ -4689,6 +4707,9 @@ export const GetClusterStatusResponse: MessageFns<GetClusterStatusResponse> = {
         });
       }
     }
+    if (message.dashboardUrl !== "") {
+      obj.dashboardUrl = message.dashboardUrl;
+    }
     return obj;
   },
 
@@ -4709,6 +4730,7 @@ export const GetClusterStatusResponse: MessageFns<GetClusterStatusResponse> = {
       },
       {},
     );
+    message.dashboardUrl = object.dashboardUrl ?? "";
     return message;
   },
 };

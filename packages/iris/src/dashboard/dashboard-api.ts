@@ -1,0 +1,190 @@
+import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../client/wire-views.js';
+import type { JobState } from '../client/job-types.js';
+import type { ControllerState } from '../controller/controller-state.js';
+import type { JobSortKey } from '../controller/job-listing.js';
+import { workerInfos } from '../controller/status-views.js';
+import { IrisError } from '../errors.js';
+import { LogQuery } from '../gen/iris/v1/controller.js';
+import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
+import type { JobState as ProtoJobState } from '../gen/iris/v1/types.js';
+import type {
+  BudgetsResponse,
+  ExperimentListResponse,
+  ExperimentView,
+  JobDetailResponse,
+  JobListResponse,
+  LogPageResponse,
+  OverviewResponse,
+  TaskView,
+  WorkersResponse,
+} from './api-types.js';
+import { listExperiments, readExperimentView } from './experiment-files.js';
+
+/** What the JSON API needs from the controller: the same state the gRPC handlers use. */
+export interface DashboardApiDeps {
+  readonly state: ControllerState;
+  /** Wakes the control loop after a mutation (a stop). */
+  readonly wake: () => void;
+  readonly version: string;
+  readonly startedAtMs: number;
+}
+
+const JOB_STATES: readonly JobState[] = ['PENDING', 'BUILDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE'];
+const SORT_KEYS: readonly JobSortKey[] = ['submitted', 'id', 'state', 'user'];
+const BANDS = ['PRODUCTION', 'INTERACTIVE', 'BATCH'] as const;
+const MAX_CHILDREN = 500;
+
+function required(params: URLSearchParams, name: string): string {
+  const v = params.get(name);
+  if (v === null || v === '') throw new IrisError('IRIS_INVALID_ARGUMENT', `query parameter "${name}" is required`);
+  return v;
+}
+
+function intParam(params: URLSearchParams, name: string, fallback: number): number {
+  const v = params.get(name);
+  if (v === null || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', `query parameter "${name}"="${v}" is not a non-negative integer`);
+  return n;
+}
+
+function listParam<T extends string>(params: URLSearchParams, name: string, allowed: readonly T[]): T[] {
+  const values = params.getAll(name).flatMap((v) => v.split(',')).filter((v) => v !== '');
+  for (const v of values) {
+    if (!allowed.includes(v as T)) throw new IrisError('IRIS_INVALID_ARGUMENT', `query parameter "${name}"="${v}" is not one of ${allowed.join(', ')}`);
+  }
+  return values as T[];
+}
+
+/** `GET /api/overview`. */
+export function overview(deps: DashboardApiDeps): OverviewResponse {
+  const rows = deps.state.store.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: ProtoJobState; n: number }[];
+  const jobCounts: Record<string, number> = {};
+  for (const r of rows) jobCounts[jobStateFromProto(r.state)] = r.n;
+  return {
+    version: deps.version,
+    startedAtMs: deps.startedAtMs,
+    workerCount: deps.state.store.workers().length,
+    jobCounts,
+    bands: [...BANDS],
+    features: { budgets: true, autoscaler: false },
+  };
+}
+
+/** `GET /api/jobs`: one page, filtered and sorted in SQL. */
+export function listJobsPage(deps: DashboardApiDeps, params: URLSearchParams): JobListResponse {
+  const sort = params.get('sort') ?? 'submitted';
+  if (!SORT_KEYS.includes(sort as JobSortKey)) throw new IrisError('IRIS_INVALID_ARGUMENT', `sort "${sort}" is not one of ${SORT_KEYS.join(', ')}`);
+  const r = deps.state.listJobs({
+    prefix: params.get('prefix') ?? '',
+    states: listParam(params, 'state', JOB_STATES).map(jobStateToProto),
+    rootsOnly: params.get('roots') === '1',
+    offset: intParam(params, 'offset', 0),
+    limit: intParam(params, 'limit', 50),
+    user: params.get('user') ?? '',
+    bands: listParam(params, 'band', BANDS).map((b) => ProtoBand[`PRIORITY_BAND_${b}`]),
+    sort: sort as JobSortKey,
+    descending: params.get('dir') !== 'asc',
+  });
+  return { jobs: r.jobs.map(jobInfoFromProto), totalCount: r.totalCount, hasMore: r.hasMore };
+}
+
+/**
+ * `GET /api/job?id=`.
+ * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job.
+ */
+export function jobDetail(deps: DashboardApiDeps, params: URLSearchParams): JobDetailResponse {
+  const { state } = deps;
+  const status = state.getJobStatus(required(params, 'id'), true);
+  const tasks = status.tasks.map(
+    (t): TaskView => ({
+      ...taskInfoFromProto(t),
+      usage: t.usage ? { cpuMillicores: t.usage.cpuMillicores, memoryBytes: t.usage.memoryBytes, peakMemoryBytes: t.usage.peakMemoryBytes, processCount: t.usage.processCount } : null,
+      band: priorityFromProto(t.priorityBand),
+    }),
+  );
+  const children = state.store
+    .childJobs(status.jobId)
+    .slice(0, MAX_CHILDREN)
+    .map((c) => jobInfoFromProto(state.getJobStatus(c.job_id, false)));
+  return { job: jobInfoFromProto({ ...status, tasks: [] }), tasks, children };
+}
+
+/**
+ * `POST /api/job/stop?id=`: terminates the job and its children, as `TerminateJob` does.
+ * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job.
+ */
+export function stopJob(deps: DashboardApiDeps, params: URLSearchParams): Record<string, never> {
+  deps.state.terminateJob(required(params, 'id'), params.get('children') !== '0');
+  deps.wake();
+  return {};
+}
+
+/** The log query of the dashboard's log routes: a job with its children, optionally one task. */
+export function logQueryOf(params: URLSearchParams, cursor: string): LogQuery {
+  const task = params.get('task') ?? '';
+  return LogQuery.fromPartial({
+    jobId: task === '' ? required(params, 'id') : '',
+    taskId: task,
+    cursor,
+    tail: params.get('tail') === '1',
+    maxLines: intParam(params, 'lines', 1000),
+  });
+}
+
+/** `GET /api/logs`: one page of logs. */
+export function logPage(deps: DashboardApiDeps, params: URLSearchParams): LogPageResponse {
+  const page = deps.state.logs.query(logQueryOf(params, params.get('cursor') ?? ''));
+  return { entries: page.entries.map(logEntryFromProto), cursor: page.cursor, truncated: page.truncated };
+}
+
+/** `GET /api/workers`: workers with their TPU slice and live attempts. */
+export function workers(deps: DashboardApiDeps): WorkersResponse {
+  const { store } = deps.state;
+  return {
+    workers: workerInfos(store).map((w) => {
+      const info = workerInfoFromProto(w);
+      const slice = info.attributes['tpu-name'];
+      return {
+        ...info,
+        registeredAtMs: w.registeredAtMs,
+        slice: typeof slice === 'string' && slice !== '' ? slice : null,
+        tasks: store.liveAttemptsOnWorker(w.workerId).map((a) => ({
+          taskId: a.task_id,
+          jobId: a.task_id.slice(0, a.task_id.lastIndexOf('/')),
+          state: taskStateFromProto(a.state),
+          attemptId: a.attempt_id,
+        })),
+      };
+    }),
+  };
+}
+
+/** `GET /api/budgets`: every user with a budget or current spend. */
+export function budgets(deps: DashboardApiDeps): BudgetsResponse {
+  return { budgets: deps.state.listUserBudgets().map(userBudgetFromProto) };
+}
+
+/** `GET /api/experiments?prefix=`. */
+export async function experiments(params: URLSearchParams): Promise<ExperimentListResponse> {
+  const prefix = required(params, 'prefix');
+  return { prefix, experiments: await listExperiments(prefix) };
+}
+
+/**
+ * `GET /api/experiment?prefix=&file=`: the DAG, with the jobs of this controller that ran each step
+ * remotely (a remote step's job is named after its label, `<name with "-" for "/">-<hash>`).
+ */
+export async function experiment(deps: DashboardApiDeps, params: URLSearchParams): Promise<ExperimentView> {
+  const view = await readExperimentView(required(params, 'prefix'), required(params, 'file'));
+  const find = deps.state.store.db.prepare('SELECT job_id, state FROM jobs WHERE instr(job_id, ?) > 0 ORDER BY seq DESC LIMIT 5');
+  return {
+    ...view,
+    steps: view.steps.map((s) => {
+      const hash = /-([0-9a-f]{6})$/.exec(s.outputPath)?.[1];
+      if (hash === undefined) return s;
+      const rows = find.all(`${s.name.replaceAll('/', '-')}-${hash}`) as { job_id: string; state: ProtoJobState }[];
+      return { ...s, jobs: rows.map((r) => ({ jobId: r.job_id, state: jobStateFromProto(r.state) })) };
+    }),
+  };
+}

@@ -1,0 +1,242 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jobStateFromProto, logEntryFromProto } from '../client/wire-views.js';
+import { followLogEvents } from '../controller/log-follow.js';
+import { IrisError } from '../errors.js';
+import type { IrisErrorCode } from '../errors.js';
+import type { ApiError, LogStreamEvent } from './api-types.js';
+import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
+import { budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
+import type { DashboardApiDeps } from './dashboard-api.js';
+
+/** Options of {@link startDashboardServer}. */
+export interface DashboardServerOptions extends DashboardApiDeps {
+  /** `host:port` to serve on. */
+  readonly bind: string;
+  /** The controller's shared token; when set, every request must present it. */
+  readonly authToken?: string | undefined;
+  /** Built page assets (`index.html`, `app.js`, `app.css`). @default the package's `dist/dashboard` */
+  readonly assetsDir?: string | undefined;
+  /** True once the controller is shutting down. */
+  readonly isClosing: () => boolean;
+}
+
+/** A running dashboard server. */
+export interface DashboardHandle extends AsyncDisposable {
+  /** `http://<host>:<port>/`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops serving and ends open log streams. Idempotent. */
+  close(): Promise<void>;
+}
+
+const HTTP_STATUS: Readonly<Record<IrisErrorCode, number>> = {
+  IRIS_INVALID_ARGUMENT: 400,
+  IRIS_JOB_NOT_FOUND: 404,
+  IRIS_NOT_FOUND: 404,
+  IRIS_ALREADY_EXISTS: 409,
+  IRIS_FAILED_PRECONDITION: 412,
+  IRIS_UNAUTHENTICATED: 401,
+  IRIS_INSUFFICIENT_RESOURCES: 507,
+  IRIS_UNAVAILABLE: 503,
+  IRIS_DEADLINE_EXCEEDED: 504,
+  IRIS_CANCELLED: 499,
+  IRIS_INTERNAL: 500,
+};
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json',
+};
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Comment lines keep idle log streams open through proxies. */
+const SSE_HEARTBEAT_MS = 15_000;
+
+/** The package's built dashboard: `<package root>/dist/dashboard`, from source or from `dist`. */
+export function defaultAssetsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'src')) && existsSync(join(dir, 'proto'))) return join(dir, 'dist', 'dashboard');
+    if (existsSync(join(dir, 'dashboard', 'index.html'))) return join(dir, 'dashboard');
+    dir = dirname(dir);
+  }
+  return join(dirname(fileURLToPath(import.meta.url)), 'dashboard');
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, e: unknown): void {
+  const err = IrisError.is(e) ? e : IrisError.from(e);
+  const body: ApiError = { code: err.code, message: err.message };
+  sendJson(res, HTTP_STATUS[err.code] ?? 500, body);
+}
+
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Iris</title>
+<p>The dashboard's page assets are not built. Run <code>npx nx run @marin/iris:build</code>; the JSON API under <code>/api/</code> works without them.</p>`;
+
+/**
+ * Serves the dashboard: the built page (one `index.html` for every page path, hash-routed), a JSON
+ * API over the controller state the gRPC handlers use, and job logs as server-sent events fed by the
+ * same follow loop as gRPC `FollowLogs`. With a token configured every request must present it
+ * (bearer header or the cookie a `?token=` page visit sets); anything else is 401.
+ * @throws {IrisError} IRIS_UNAVAILABLE if the address cannot be bound.
+ */
+export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardHandle> {
+  const assetsDir = resolve(options.assetsDir ?? defaultAssetsDir());
+  const streams = new Set<AbortController>();
+  const sockets = new Set<Socket>();
+
+  const api = async (req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams): Promise<void> => {
+    const get = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/api/logs/stream' && get) return streamLogs(req, res, params);
+    if (req.method === 'POST') {
+      // Cross-site forms cannot set this header, so a page elsewhere cannot stop jobs through the cookie.
+      if (req.headers['x-iris-dashboard'] !== '1') throw new IrisError('IRIS_FAILED_PRECONDITION', 'POST requests need the header "x-iris-dashboard: 1"');
+      if (path === '/api/job/stop') return sendJson(res, 200, stopJob(options, params));
+    } else if (get) {
+      switch (path) {
+        case '/api/overview':
+          return sendJson(res, 200, overview(options));
+        case '/api/jobs':
+          return sendJson(res, 200, listJobsPage(options, params));
+        case '/api/job':
+          return sendJson(res, 200, jobDetail(options, params));
+        case '/api/logs':
+          return sendJson(res, 200, logPage(options, params));
+        case '/api/workers':
+          return sendJson(res, 200, workers(options));
+        case '/api/budgets':
+          return sendJson(res, 200, budgets(options));
+        case '/api/experiments':
+          return sendJson(res, 200, await experiments(params));
+        case '/api/experiment':
+          return sendJson(res, 200, await experiment(options, params));
+      }
+    }
+    throw new IrisError('IRIS_NOT_FOUND', `no API route ${req.method} ${path}`);
+  };
+
+  const streamLogs = async (req: IncomingMessage, res: ServerResponse, params: URLSearchParams): Promise<void> => {
+    const lastEventId = req.headers['last-event-id'];
+    const query = logQueryOf(params, typeof lastEventId === 'string' ? lastEventId : (params.get('cursor') ?? ''));
+    const gone = new AbortController();
+    streams.add(gone);
+    req.on('close', () => gone.abort());
+    const events = followLogEvents(options.state, query, { isClosing: options.isClosing, signal: gone.signal });
+    // The first event decides the status: an unknown job is a plain 404, not an empty stream.
+    let next = await events.next().catch((e: unknown) => {
+      streams.delete(gone);
+      throw e;
+    });
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+    try {
+      while (!next.done && !gone.signal.aborted) {
+        const msg = next.value;
+        const event: LogStreamEvent = { entries: msg.entries.map(logEntryFromProto), jobState: jobStateFromProto(msg.jobState), done: msg.done };
+        // The cursor is the event id, so a reconnecting EventSource resumes after the last line it got.
+        if (!res.write(`id: ${msg.cursor}\nevent: logs\ndata: ${JSON.stringify(event)}\n\n`)) {
+          await new Promise<void>((r) => {
+            res.once('drain', r);
+            gone.signal.addEventListener('abort', () => r(), { once: true });
+          });
+        }
+        next = await events.next();
+      }
+    } catch (e) {
+      const err = IrisError.is(e) ? e : IrisError.from(e);
+      res.write(`event: failure\ndata: ${JSON.stringify({ code: err.code, message: err.message } satisfies ApiError)}\n\n`);
+    } finally {
+      clearInterval(heartbeat);
+      streams.delete(gone);
+      await events.return(undefined);
+      res.end();
+    }
+  };
+
+  const asset = async (res: ServerResponse, path: string): Promise<void> => {
+    const file = path === '/' || !extname(path) ? join(assetsDir, 'index.html') : resolve(assetsDir, `.${path}`);
+    if (file !== join(assetsDir, 'index.html') && !file.startsWith(`${assetsDir}${sep}`)) throw new IrisError('IRIS_NOT_FOUND', `no file ${path}`);
+    let body: Buffer;
+    try {
+      body = await readFile(file);
+    } catch {
+      if (file === join(assetsDir, 'index.html')) {
+        res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+        res.end(NOT_BUILT);
+        return;
+      }
+      throw new IrisError('IRIS_NOT_FOUND', `no file ${path}`);
+    }
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+    res.end(body);
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://dashboard');
+    const handle = async () => {
+      if (options.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+      const queryToken = url.searchParams.get('token');
+      if (options.authToken !== undefined && queryToken !== null && tokenMatches(queryToken, options.authToken) && !url.pathname.startsWith('/api/')) {
+        // Trade the link's token for a cookie and drop it from the address bar (and from history).
+        url.searchParams.delete('token');
+        res.writeHead(303, { ...SECURITY_HEADERS, 'set-cookie': tokenCookie(options.authToken), location: `${url.pathname}${url.search}` });
+        res.end();
+        return;
+      }
+      if (!tokenMatches(presentedToken(req), options.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token; open the link `iris cluster dashboard` prints');
+      if (url.pathname.startsWith('/api/')) return api(req, res, url.pathname, url.searchParams);
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new IrisError('IRIS_NOT_FOUND', `no route ${req.method} ${url.pathname}`);
+      return asset(res, url.pathname);
+    };
+    handle().catch((e: unknown) => {
+      if (res.headersSent) res.end();
+      else sendError(res, e);
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const colon = options.bind.lastIndexOf(':');
+  const host = options.bind.slice(0, colon);
+  const port = await new Promise<number>((resolvePort, reject) => {
+    server.once('error', (e) => reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind the dashboard to "${options.bind}"`, { cause: e })));
+    server.listen(Number(options.bind.slice(colon + 1)), host.replace(/^\[|\]$/g, ''), () => resolvePort((server.address() as AddressInfo).port));
+  });
+  const shownHost = host === '0.0.0.0' || host === '[::]' || host === '' ? '127.0.0.1' : host;
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      for (const s of streams) s.abort();
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeIdleConnections();
+        setTimeout(() => {
+          for (const s of sockets) s.destroy();
+        }, 500).unref();
+      });
+    })();
+    return closed;
+  };
+  return { url: `http://${shownHost}:${port}/`, port, close, [Symbol.asyncDispose]: close };
+}

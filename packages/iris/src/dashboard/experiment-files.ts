@@ -1,0 +1,213 @@
+import { FloatValue, RiggingError, filesystemFor, parsePyJson, pyJsonDumps } from '@marin/rigging';
+import type { ExperimentStepView, ExperimentSummary, ExperimentView, VersionChange } from './api-types.js';
+
+/** Where the executor writes one JSON file per experiment run, under the prefix. */
+const EXPERIMENTS_DIR = 'experiments';
+const STATUS_FILE = '.executor_status';
+const INFO_FILE = '.executor_info';
+/** The newest experiment files listed (and read for their summary). */
+const MAX_LISTED = 200;
+/** Earlier versions of one step examined when looking for the previous run. */
+const MAX_EARLIER = 50;
+
+function join(base: string, name: string): string {
+  return `${base.replace(/\/+$/, '')}/${name}`;
+}
+
+function lastSegment(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+function parentOf(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed.slice(0, Math.max(trimmed.lastIndexOf('/'), 0)) || '/';
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x) && !FloatValue.is(x) && !(x instanceof Map);
+}
+
+async function readOrNull(url: string): Promise<string | null> {
+  try {
+    return await filesystemFor(url).readText(url);
+  } catch (e) {
+    if (RiggingError.is(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * A step's status as the executor reads `.executor_status`: one bare token (today's format), or the
+ * legacy JSON-lines event log, whose last `"status"` wins.
+ */
+export function parseStepStatus(text: string | null): string | null {
+  if (text === null) return null;
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
+  if (lines.length === 0) return null;
+  if (lines.length === 1 && !lines[0]!.startsWith('{')) return lines[0]!;
+  let status: string | null = null;
+  for (const line of lines) {
+    try {
+      const event: unknown = JSON.parse(line);
+      if (isRecord(event) && typeof event['status'] === 'string') status = event['status'];
+    } catch {
+      // A torn last line of the legacy log: keep the last status that parsed.
+    }
+  }
+  return status ?? lines[lines.length - 1]!;
+}
+
+function render(value: unknown): string {
+  return pyJsonDumps(value, { strict: false, onWarning: () => {} });
+}
+
+/** Flattens a version object into leaves keyed by path (`config.a.b`, `dependencies[1]`); empty containers are leaves. */
+function flatten(value: unknown, path = '', out = new Map<string, string>()): Map<string, string> {
+  if (Array.isArray(value) && value.length > 0) value.forEach((v, i) => flatten(v, `${path}[${i}]`, out));
+  else if (isRecord(value) && Object.keys(value).length > 0) {
+    for (const [k, v] of Object.entries(value)) flatten(v, path === '' ? k : `${path}.${k}`, out);
+  } else out.set(path, render(value));
+  return out;
+}
+
+/** Field-level differences between two step versions: changed and added leaves in `after`'s order, then removed ones. */
+export function diffVersions(before: unknown, after: unknown): VersionChange[] {
+  const a = flatten(before);
+  const b = flatten(after);
+  const changes: VersionChange[] = [];
+  for (const [path, value] of b) {
+    const old = a.get(path);
+    if (old === undefined) changes.push({ kind: '+', path, after: value });
+    else if (old !== value) changes.push({ kind: '~', path, before: old, after: value });
+  }
+  for (const [path, value] of a) if (!b.has(path)) changes.push({ kind: '-', path, before: value });
+  return changes;
+}
+
+/**
+ * The experiment files under `<prefix>/experiments/`, newest first (at most 200).
+ * @throws {RiggingError} when the prefix cannot be listed for another reason than being absent.
+ */
+export async function listExperiments(prefix: string): Promise<ExperimentSummary[]> {
+  const dir = join(prefix, EXPERIMENTS_DIR);
+  const fs = filesystemFor(dir);
+  let entries;
+  try {
+    entries = await fs.ls(dir);
+  } catch (e) {
+    if (RiggingError.is(e) && e.code === 'RIGGING_NOT_FOUND') return [];
+    throw e;
+  }
+  const files = entries
+    .filter((e) => e.type === 'file' && e.url.endsWith('.json'))
+    .sort((a, b) => (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0) || (a.url < b.url ? -1 : 1))
+    .slice(0, MAX_LISTED);
+  return Promise.all(
+    files.map(async (f): Promise<ExperimentSummary> => {
+      const file = lastSegment(f.url);
+      const doc = await readExperiment(f.url).catch(() => null);
+      return {
+        file,
+        name: file.replace(/(-[0-9a-f]{6})?\.json$/, ''),
+        createdDate: typeof doc?.['created_date'] === 'string' ? doc['created_date'] : null,
+        callerPath: typeof doc?.['caller_path'] === 'string' ? doc['caller_path'] : null,
+        stepCount: Array.isArray(doc?.['steps']) ? doc['steps'].length : 0,
+        mtimeMs: f.mtimeMs ?? 0,
+      };
+    }),
+  );
+}
+
+async function readExperiment(url: string): Promise<Record<string, unknown> | null> {
+  const text = await readOrNull(url);
+  if (text === null) return null;
+  const doc = parsePyJson(text);
+  return isRecord(doc) ? doc : null;
+}
+
+/**
+ * The previous run of a step: among its output path's siblings named `<last name segment>-<6 hex>`
+ * whose `.executor_info` has the same step name, the one written last.
+ */
+async function previousRun(outputPath: string, name: string): Promise<{ path: string; version: unknown } | null> {
+  const parent = parentOf(outputPath);
+  const fs = filesystemFor(parent);
+  let entries;
+  try {
+    entries = await fs.ls(parent);
+  } catch (e) {
+    if (RiggingError.is(e)) return null;
+    throw e;
+  }
+  const own = lastSegment(outputPath);
+  const base = lastSegment(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^${base}-[0-9a-f]{6}$`);
+  const stamped = await Promise.all(
+    entries
+      .filter((e) => e.type === 'directory' && pattern.test(lastSegment(e.url)) && lastSegment(e.url) !== own)
+      .map(async (e) => {
+        const info = join(e.url, INFO_FILE);
+        const st = await fs.stat(info).catch(() => null);
+        return st === null ? null : { dir: e.url.replace(/\/+$/, ''), info, mtimeMs: st.mtimeMs ?? 0 };
+      }),
+  );
+  const candidates = stamped.filter((s) => s !== null).sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, MAX_EARLIER);
+  for (const c of candidates) {
+    const text = await readOrNull(c.info);
+    if (text === null) continue;
+    let info: unknown;
+    try {
+      info = parsePyJson(text);
+    } catch {
+      continue;
+    }
+    if (isRecord(info) && info['name'] === name && isRecord(info['version'])) return { path: c.dir, version: info['version'] };
+  }
+  return null;
+}
+
+/**
+ * One experiment file drawn as a DAG: each step with its status (from `.executor_status`), output
+ * path, dependencies (as step indexes) and its version diff against the previous run of the step.
+ * @throws {RiggingError} RIGGING_NOT_FOUND when the file does not exist.
+ */
+export async function readExperimentView(prefix: string, file: string): Promise<ExperimentView> {
+  const url = join(join(prefix, EXPERIMENTS_DIR), lastSegment(file));
+  const text = await filesystemFor(url).readText(url);
+  const doc = parsePyJson(text);
+  const rawSteps = isRecord(doc) && Array.isArray(doc['steps']) ? doc['steps'].filter(isRecord) : [];
+  const byOutput = new Map<string, number>();
+  rawSteps.forEach((s, i) => {
+    if (typeof s['output_path'] === 'string') byOutput.set(s['output_path'].replace(/\/+$/, ''), i);
+  });
+  const steps = await Promise.all(
+    rawSteps.map(async (s, index): Promise<ExperimentStepView> => {
+      const name = typeof s['name'] === 'string' ? s['name'] : `step ${index}`;
+      const outputPath = typeof s['output_path'] === 'string' ? s['output_path'].replace(/\/+$/, '') : '';
+      const deps = Array.isArray(s['dependencies']) ? s['dependencies'].filter((d): d is string => typeof d === 'string') : [];
+      const [status, previous] = await Promise.all([
+        outputPath === '' ? null : readOrNull(join(outputPath, STATUS_FILE)).then(parseStepStatus),
+        outputPath === '' ? null : previousRun(outputPath, name),
+      ]);
+      return {
+        index,
+        name,
+        fnName: typeof s['fn_name'] === 'string' ? s['fn_name'] : null,
+        outputPath,
+        status,
+        dependencies: deps.map((d) => byOutput.get(d.replace(/\/+$/, ''))).filter((i): i is number => i !== undefined),
+        externalDependencies: deps.filter((d) => !byOutput.has(d.replace(/\/+$/, ''))),
+        previousRun: previous === null ? null : { outputPath: previous.path, changes: diffVersions(previous.version, s['version']) },
+        jobs: [],
+      };
+    }),
+  );
+  return {
+    file: lastSegment(file),
+    prefix,
+    createdDate: isRecord(doc) && typeof doc['created_date'] === 'string' ? doc['created_date'] : null,
+    callerPath: isRecord(doc) && typeof doc['caller_path'] === 'string' ? doc['caller_path'] : null,
+    steps,
+  };
+}
