@@ -5,8 +5,13 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { z } from 'zod';
 import { startDashboardServer } from '../dashboard/dashboard-server.js';
 import { IrisError } from '../errors.js';
+import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
+import { restoreCheckpointIfNeeded, writeCheckpoint } from '../checkpoint/controller-checkpoint.js';
+import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
+import { ClusterServiceService } from '../gen/iris/v1/cluster.js';
 import { ControllerServiceService } from '../gen/iris/v1/controller.js';
 import { BundleStore } from './bundle-store.js';
+import { createClusterService } from './cluster-service.js';
 import { ControlLoop } from './control-loop.js';
 import { createControllerService, withMalformedRequests } from './controller-service.js';
 import { ControllerState } from './controller-state.js';
@@ -52,7 +57,22 @@ export const ControllerOptionsSchema = z.object({
   clock: z.custom<() => number>((v) => typeof v === 'function').optional(),
   /** Where operational warnings go. @default console.warn */
   warn: z.custom<(message: string) => void>((v) => typeof v === 'function').optional(),
+  /**
+   * Any rigging URL (`gs://bucket/iris`) for checkpoints. With `stateDir`, a missing local database
+   * or one failing `PRAGMA quick_check` is restored from the newest checkpoint at start.
+   */
+  remoteStateDir: z.string().min(1).optional(),
+  /** Checkpoint every this many ms while running; 0 = only on demand. @default 0 */
+  checkpointIntervalMs: z.number().int().nonnegative().default(0),
+  /** Runs once the controller serves (the autoscaler); its `status` feeds `GetAutoscalerStatus`, its `close` runs first on close. */
+  attach: z.custom<(controller: ControllerHandle) => Promise<ControllerAttachment>>((v) => typeof v === 'function').optional(),
 });
+
+/** Something running beside the controller, started by `attach` (the autoscaler). */
+export interface ControllerAttachment {
+  status(): AutoscalerStatus;
+  close(): Promise<void>;
+}
 
 /** What callers pass to {@link startController}. */
 export type ControllerOptions = z.input<typeof ControllerOptionsSchema>;
@@ -68,6 +88,13 @@ export interface ControllerHandle extends AsyncDisposable {
   readonly state: ControllerState;
   /** Runs one control tick now and waits for it. */
   tick(): Promise<void>;
+  /**
+   * Writes a checkpoint to `remoteStateDir` now.
+   * @throws {IrisError} IRIS_FAILED_PRECONDITION without a `remoteStateDir`; IRIS_UNAVAILABLE when the upload fails.
+   */
+  checkpoint(): Promise<CheckpointInfo>;
+  /** The attachment's status (the autoscaler), when there is one. */
+  autoscalerStatus(): AutoscalerStatus | undefined;
   /** Stops serving, waits for the tick in flight, closes the DB. Idempotent. */
   close(): Promise<void>;
 }
@@ -105,6 +132,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     mkdirSync(o.stateDir, { recursive: true });
     const dbPath = join(o.stateDir, 'controller.sqlite3');
     if (o.fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+    else if (o.remoteStateDir) await restoreCheckpointIfNeeded({ dbPath, remoteStateDir: o.remoteStateDir, warn: (m) => (o.warn ?? console.warn)(m) });
     db = openControllerDatabase(dbPath);
     bundleDir = join(o.stateDir, 'bundles');
   } else {
@@ -162,6 +190,12 @@ export async function startController(options: ControllerOptions = {}): Promise<
       dashboardUrl: dashboard?.url,
     }),
   );
+  let attachment: ControllerAttachment | undefined;
+  const checkpoint = (): Promise<CheckpointInfo> => {
+    if (!o.remoteStateDir) return Promise.reject(new IrisError('IRIS_FAILED_PRECONDITION', 'the controller has no remote state dir; start it with remoteStateDir (remote_state_dir in the cluster config)'));
+    return writeCheckpoint({ db, remoteStateDir: o.remoteStateDir, nowMs: state.now() });
+  };
+  server.addService(ClusterServiceService, createClusterService({ authToken, autoscalerStatus: () => attachment?.status(), checkpoint }));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(o.bind, ServerCredentials.createInsecure(), (e, p) =>
       e ? reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind controller to "${o.bind}"`, { cause: e })) : resolve(p),
@@ -174,11 +208,17 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const host = o.bind.slice(0, o.bind.lastIndexOf(':'));
   if (host !== '127.0.0.1' && host !== 'localhost' && !authToken) warn(`serving on ${o.bind} without an auth token; set IRIS_AUTH_TOKEN`);
   if (o.autoTick) loop.start();
+  const checkpointTimer =
+    o.remoteStateDir && o.checkpointIntervalMs > 0
+      ? setInterval(() => void checkpoint().catch((e: unknown) => warn(`checkpoint failed: ${e instanceof Error ? e.message : String(e)}`)), o.checkpointIntervalMs)
+      : undefined;
 
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       closing = true;
+      if (checkpointTimer) clearInterval(checkpointTimer);
+      await attachment?.close();
       await dashboard?.close();
       await loop.close();
       await new Promise<void>((resolve) => {
@@ -196,13 +236,24 @@ export async function startController(options: ControllerOptions = {}): Promise<
     })();
     return closed;
   };
-  return {
+  const handle: ControllerHandle = {
     address: `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
     port,
     dashboardUrl: dashboard?.url ?? null,
     state,
     tick: () => loop.tick(),
+    checkpoint,
+    autoscalerStatus: () => attachment?.status(),
     close,
     [Symbol.asyncDispose]: close,
   };
+  if (o.attach) {
+    try {
+      attachment = await o.attach(handle);
+    } catch (e) {
+      await close();
+      throw e;
+    }
+  }
+  return handle;
 }

@@ -1,0 +1,113 @@
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ls, readBytes, rm, writeBytes } from '@marin/rigging';
+import Database from 'better-sqlite3';
+import { compress, decompress } from 'zstd-napi';
+import type { ControllerDatabase } from '../controller/database.js';
+import { IrisError } from '../errors.js';
+
+/** Checkpoints older than this are pruned after each new one. */
+export const CHECKPOINT_RETENTION_MS = 3 * 24 * 3600 * 1000;
+const FILE = 'controller.sqlite3.zst';
+
+/** One checkpoint written to remote storage. */
+export interface CheckpointInfo {
+  /** `<remoteStateDir>/controller-state/<epoch ms>/controller.sqlite3.zst`. */
+  readonly url: string;
+  /** Compressed size. */
+  readonly bytes: number;
+  readonly createdAtMs: number;
+}
+
+function stateRoot(remoteStateDir: string): string {
+  return `${remoteStateDir.replace(/\/+$/, '')}/controller-state`;
+}
+
+/**
+ * Writes a checkpoint: a hot backup of the live database (better-sqlite3's online backup, so the
+ * control loop keeps writing meanwhile), zstd-compressed, to
+ * `<remoteStateDir>/controller-state/<epoch ms>/controller.sqlite3.zst` through rigging (any
+ * scheme it serves, `gs://` included). Checkpoints older than 3 days are then pruned; the newest is
+ * never pruned.
+ * @throws {IrisError} IRIS_UNAVAILABLE when the backup or the upload fails.
+ */
+export async function writeCheckpoint(options: { db: ControllerDatabase; remoteStateDir: string; nowMs?: number; retentionMs?: number }): Promise<CheckpointInfo> {
+  const createdAtMs = options.nowMs ?? Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'iris-checkpoint-'));
+  try {
+    const file = join(dir, 'controller.sqlite3');
+    await options.db.backup(file);
+    const packed = compress(readFileSync(file));
+    const url = `${stateRoot(options.remoteStateDir)}/${createdAtMs}/${FILE}`;
+    await writeBytes(url, packed);
+    await pruneCheckpoints(options.remoteStateDir, createdAtMs - (options.retentionMs ?? CHECKPOINT_RETENTION_MS));
+    return { url, bytes: packed.length, createdAtMs };
+  } catch (e) {
+    throw IrisError.is(e) ? e : new IrisError('IRIS_UNAVAILABLE', `cannot write a controller checkpoint to "${options.remoteStateDir}"`, { cause: e });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Checkpoint times under `remoteStateDir`, newest first. */
+export async function listCheckpoints(remoteStateDir: string): Promise<number[]> {
+  let entries;
+  try {
+    entries = await ls(stateRoot(remoteStateDir));
+  } catch (e) {
+    if ((e as { code?: string }).code === 'RIGGING_NOT_FOUND') return [];
+    throw e;
+  }
+  return entries
+    .map((e) => Number(e.url.replace(/\/+$/, '').split('/').pop()))
+    .filter((n) => Number.isInteger(n) && n > 0)
+    .sort((a, b) => b - a);
+}
+
+async function pruneCheckpoints(remoteStateDir: string, olderThanMs: number): Promise<void> {
+  const [, ...older] = await listCheckpoints(remoteStateDir);
+  for (const t of older) if (t < olderThanMs) await rm(`${stateRoot(remoteStateDir)}/${t}`, { recursive: true, missingOk: true });
+}
+
+/** Why the local database needs restoring, or `undefined` when it is usable. */
+export function localDatabaseProblem(dbPath: string): string | undefined {
+  if (!existsSync(dbPath)) return 'missing';
+  try {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      const check = db.pragma('quick_check', { simple: true });
+      return check === 'ok' ? undefined : `quick_check: ${String(check)}`;
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    return `unreadable: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/**
+ * Restores the newest checkpoint into `dbPath` when the local database is missing or fails
+ * `PRAGMA quick_check`. A corrupt file is kept beside it as `<dbPath>.corrupt-<epoch ms>`.
+ * Returns what was restored, or `undefined` when nothing was needed or no checkpoint exists.
+ * @throws {IrisError} IRIS_UNAVAILABLE when the checkpoint cannot be read.
+ */
+export async function restoreCheckpointIfNeeded(options: { dbPath: string; remoteStateDir: string; warn?: (m: string) => void }): Promise<{ createdAtMs: number; reason: string } | undefined> {
+  const reason = localDatabaseProblem(options.dbPath);
+  if (reason === undefined) return undefined;
+  const [newest] = await listCheckpoints(options.remoteStateDir);
+  if (newest === undefined) return undefined;
+  let raw: Buffer;
+  try {
+    raw = decompress(await readBytes(`${stateRoot(options.remoteStateDir)}/${newest}/${FILE}`));
+  } catch (e) {
+    throw new IrisError('IRIS_UNAVAILABLE', `cannot read controller checkpoint ${newest} from "${options.remoteStateDir}"`, { cause: e });
+  }
+  if (reason !== 'missing') renameSync(options.dbPath, `${options.dbPath}.corrupt-${Date.now()}`);
+  for (const suffix of ['-wal', '-shm']) rmSync(`${options.dbPath}${suffix}`, { force: true });
+  const tmp = `${options.dbPath}.restore`;
+  writeFileSync(tmp, raw);
+  renameSync(tmp, options.dbPath);
+  options.warn?.(`restored controller database from checkpoint ${newest} (local database ${reason})`);
+  return { createdAtMs: newest, reason };
+}
