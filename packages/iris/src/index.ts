@@ -48,6 +48,9 @@ export type { ControllerHandle, ControllerOptions } from './controller/controlle
 export { parseJobName, taskIdOf } from './controller/job-names.js';
 export type { JobName } from './controller/job-names.js';
 export { LocalClusterOptionsSchema, startLocalCluster } from './local-cluster/local-cluster.js';
+export { startCluster } from './autoscaler/cluster.js';
+export { ClusterConfigSchema, loadClusterConfig, parseClusterConfig } from './autoscaler/cluster-config.js';
+export type { AutoscalerTimings, ClusterConfig, ClusterConfigInput, PlatformConfig, ScaleGroupConfig } from './autoscaler/cluster-config.js';
 export type { LocalClusterHandle, LocalClusterOptions } from './local-cluster/local-cluster.js';
 export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, tpuVariantName } from './tpu/tpu-topology.js';
 export type { TpuFamily, TpuTopology } from './tpu/tpu-topology.js';

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ls, readBytes, rm, writeBytes } from '@marin/rigging';
 import Database from 'better-sqlite3';
-import { compress, decompress } from 'zstd-napi';
 import type { ControllerDatabase } from '../controller/database.js';
 import { IrisError } from '../errors.js';
 
@@ -38,7 +37,7 @@ export async function writeCheckpoint(options: { db: ControllerDatabase; remoteS
   try {
     const file = join(dir, 'controller.sqlite3');
     await options.db.backup(file);
-    const packed = compress(readFileSync(file));
+    const packed = (await zstd()).compress(readFileSync(file));
     const url = `${stateRoot(options.remoteStateDir)}/${createdAtMs}/${FILE}`;
     await writeBytes(url, packed);
     await pruneCheckpoints(options.remoteStateDir, createdAtMs - (options.retentionMs ?? CHECKPOINT_RETENTION_MS));
@@ -99,7 +98,7 @@ export async function restoreCheckpointIfNeeded(options: { dbPath: string; remot
   if (newest === undefined) return undefined;
   let raw: Buffer;
   try {
-    raw = decompress(await readBytes(`${stateRoot(options.remoteStateDir)}/${newest}/${FILE}`));
+    raw = (await zstd()).decompress(await readBytes(`${stateRoot(options.remoteStateDir)}/${newest}/${FILE}`));
   } catch (e) {
     throw new IrisError('IRIS_UNAVAILABLE', `cannot read controller checkpoint ${newest} from "${options.remoteStateDir}"`, { cause: e });
   }
@@ -110,4 +109,9 @@ export async function restoreCheckpointIfNeeded(options: { dbPath: string; remot
   renameSync(tmp, options.dbPath);
   options.warn?.(`restored controller database from checkpoint ${newest} (local database ${reason})`);
   return { createdAtMs: newest, reason };
+}
+
+/** The zstd binding, loaded on first use: a controller without checkpoints (and every importer of this package) never loads the native addon. */
+async function zstd(): Promise<typeof import('zstd-napi')> {
+  return import('zstd-napi');
 }
