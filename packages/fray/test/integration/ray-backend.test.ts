@@ -1,4 +1,7 @@
 // The Ray backend against a real Ray head (ray[default] from packages/fray/python/ray.lock), one head for the file.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Entrypoint, ResourceConfig, createRayClient, silentLogger } from '@marin/fray';
 import type { RayClient } from '@marin/fray';
@@ -42,6 +45,22 @@ describe('Ray backend', () => {
     const line = (await job.logs()).find((l) => l.startsWith('['));
     expect(JSON.parse(line ?? 'null')).toEqual([process.cwd().replace(/\/packages\/fray$/, ''), 'hi there', ...args]);
     expect((await client.list()).map((j) => j.submissionId)).toContain(job.jobId);
+  });
+
+  it('runs a module entrypoint in place, whose currentClient() is Ray and names its child after it', async () => {
+    await using client = open();
+    const dir = mkdtempSync(join(tmpdir(), 'fray-ray-'));
+    const out = join(dir, 'child.json');
+    const parent = await client.submit({
+      name: uniq('parent'),
+      entrypoint: Entrypoint.fromModule({ module: 'packages/fray/test/fixtures/jobs.ts', exportName: 'submitChild', args: { out } }),
+      resources: ResourceConfig.withCpu({ cpu: 0.5, ram: '256m' }),
+    });
+    expect(await parent.wait()).toBe('succeeded');
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { backend: string; childId: string; status: string };
+    expect(seen).toMatchObject({ backend: 'ray', status: 'succeeded' });
+    expect(seen.childId.startsWith(`${parent.jobId}.child`)).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('runs a job on the fake TPU slice, and reports one needing a missing TPU as pending with Ray\'s reason until stopped', async () => {
