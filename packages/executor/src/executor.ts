@@ -211,7 +211,7 @@ export class Executor {
   }
 
   /**
-   * Runs the steps (and their dependencies): phases of executor spec §6.1. Returns the output path
+   * Runs the steps (and their dependencies) as `src/run/DESIGN.md` describes. Returns the output path
    * of every step object known to the run.
    *
    * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for a second call, bad options (`max_concurrent
@@ -440,7 +440,7 @@ export class Executor {
     return { name: step.name, label: this.graph.label(step), outputPath: this.graph.outputPaths.get(step)!, outcome, failure };
   }
 
-  /** The launch decision (§6.4) for one ready step, then the lease loop. */
+  /** The launch decision for one ready step, then the lease loop. */
   private async launch(
     step: ExecutorStep,
     prepared: PreparedRun,
@@ -514,7 +514,7 @@ export class Executor {
 }
 
 /**
- * A failed Fray job already carries the step error of spec §6.5 (`Step failed: <label>;
+ * A failed Fray job already carries the step error (`Step failed: <label>;
  * status=<status>`); the lease loop's generic `Step failed: <label>` around it is dropped.
  */
 function jobFailureOf(e: unknown, label: string): ExecutorError | null {

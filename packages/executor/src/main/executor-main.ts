@@ -139,7 +139,7 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
     exit(2);
     return null;
   }
-  // Remote steps re-enter this script with its own arguments (executor spec §9.2).
+  // Remote steps re-enter this script with its own arguments.
   const fray = new FrayStepRunner({
     ...(client === undefined ? {} : { client }),
     logger: log,

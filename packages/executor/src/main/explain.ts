@@ -133,7 +133,7 @@ export async function nearestEarlierVersion(
 }
 
 /**
- * Plans a run without writing anything (executor spec §11.2): one entry per step to run, in run
+ * Plans a run without writing anything: one entry per step to run, in run
  * order, with the action (`skip`, `run`, `wait`, `take over`), the reason, and for steps that will
  * run a field-level diff against the nearest earlier version of the same name.
  *

@@ -73,7 +73,7 @@ async function readStepConfig(file: string): Promise<unknown> {
 }
 
 /**
- * Worker mode of `executorMain` (executor spec §9.2): rebuild the DAG, find the step by output path,
+ * Worker mode of `executorMain`: rebuild the DAG, find the step by output path,
  * and run only its function with the shipped config and a `StepContext` whose signal aborts on
  * SIGTERM, inside `mirrorBudget` when the step has mirrored inputs. Writes no status, lease, info or
  * experiment file. Resolves the process exit code: 0 on success, 1 on any error (printed).

@@ -92,7 +92,7 @@ export function stripFloatValues(config: unknown): unknown {
 }
 
 /**
- * A copy of `config` with every placeholder replaced by a concrete value (spec §4.1).
+ * A copy of `config` with every placeholder replaced by a concrete value.
  *
  * Step inputs become `<dep output>/<name>`, `OutputName` the own output path (joined with its name),
  * hardcoded inputs `<prefix>/<path>` (absolute ones and URLs as given), `VersionedValue`s their value

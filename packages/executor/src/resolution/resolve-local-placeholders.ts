@@ -9,7 +9,7 @@ import { VersionedValue } from '../dag/versioned-value.js';
 import { unresolvedOutputNameError } from './instantiate-config.js';
 
 /**
- * Resolves what a submitter can resolve in place (spec §4.2): `OutputName` → path under
+ * Resolves what a submitter can resolve in place: `OutputName` → path under
  * `outputPath`; `VersionedValue` → its value, resolved the same way (so wrappers nested inside are
  * removed and an `OutputName` inside is resolved, as in Marin); `FloatValue` → number; `MirroredValue` → rebuilt
  * around its resolved inner value (the wrapper is kept); `InputName` and `ExecutorStep` untouched.

@@ -12,7 +12,7 @@ export interface DispatchStepRunnerOptions {
 }
 
 /**
- * The executor's default runner (executor spec §9.1): a plain function with no `resources` runs
+ * The executor's default runner: a plain function with no `resources` runs
  * inline in this process; a step whose `fn` is a `RemoteCallable` or that sets `resources` runs as
  * one Fray job through `currentClient()`.
  */

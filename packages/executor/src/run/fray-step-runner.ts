@@ -14,7 +14,7 @@ import { callStepFunction } from './step-runner.js';
 import type { StepInvocation, StepRunner } from './step-runner.js';
 
 /**
- * How a worker re-enters this program to run one step (executor spec §9.2). `executorMain` fills it
+ * How a worker re-enters this program to run one step. `executorMain` fills it
  * in: the entry script calls `executorMain` again with the same steps, sees `--run-step` and runs
  * only that step.
  */
@@ -75,7 +75,7 @@ function failedStatusOf(error: unknown): JobStatus {
 }
 
 /**
- * Runs a step as one Fray job (executor spec §9): resources from the step, else from its
+ * Runs a step as one Fray job: resources from the step, else from its
  * `RemoteCallable`, else `withCpu()`; the job runs the step function in-process on the local backend
  * and re-enters the entry script with `--run-step <outputPath>` elsewhere. The executor keeps the
  * lease, the heartbeat and the status; the job only computes. When the invocation's signal aborts

@@ -44,7 +44,7 @@ export interface StepRunner {
   run(invocation: StepInvocation): Promise<void>;
 }
 
-/** Whether a step runs as a Fray job: its `fn` is a `RemoteCallable` or it sets `resources` (executor spec §9.1). */
+/** Whether a step runs as a Fray job: its `fn` is a `RemoteCallable` or it sets `resources`. */
 export function isRemoteStep(step: ExecutorStep): boolean {
   return step.resources !== null || RemoteCallable.is(step.fn);
 }

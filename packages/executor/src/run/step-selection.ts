@@ -4,7 +4,7 @@ import { STATUS_SUCCESS } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
 import { closestMatches } from '../main/suggest.js';
 
-/** What step selection needs to know about the graph (executor spec §6.2). */
+/** What step selection needs to know about the graph. */
 export interface SelectionInput<TStep> {
   /** Every step, in post-order (dependencies first). */
   steps: readonly TStep[];

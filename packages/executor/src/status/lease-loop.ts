@@ -61,7 +61,7 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
- * Runs one step under Marin's double-checked lease protocol (executor spec §7.3–§7.4, §11.3):
+ * Runs one step under Marin's double-checked lease protocol:
  * wait while another worker holds a fresh lease, take over a stale one, re-read the status after
  * acquiring, write RUNNING, heartbeat while the body runs, then stop the heartbeat, refresh once
  * more and only then write the terminal status and release.

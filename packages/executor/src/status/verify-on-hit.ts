@@ -42,7 +42,7 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 }
 
 /**
- * Verify-on-hit (executor spec §11.1): before a SUCCESS output is reused, compare the `version` in
+ * Verify-on-hit: before a SUCCESS output is reused, compare the `version` in
  * its `.executor_info` with the computed one as canonical strings (parsed with `parsePyJson`, so a
  * `1.0` written by Python stays a float, and re-serialized compact and sorted).
  *

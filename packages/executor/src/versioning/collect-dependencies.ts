@@ -2,7 +2,7 @@ import type { ExecutorStep } from '../dag/executor-step.js';
 import { setOwn } from '../dag/config-node.js';
 import { visitConfigRaw } from '../dag/walk-config.js';
 
-/** What a step's config contributes to its version (spec §3.1). */
+/** What a step's config contributes to its version. */
 export interface CollectedDependencies {
   /** Blocking dependencies, in walk order, duplicates kept. */
   readonly dependencies: ExecutorStep[];

@@ -40,7 +40,7 @@ export function readDependencyGroups(workspace: string): DeclaredDependencyGroup
 }
 
 /**
- * The dependency groups a job gets (§8 of the Fray spec). Omitted (`undefined`/`null`) derives them from the device —
+ * The dependency groups a job gets, as declared in the workspace root `package.json`. Omitted (`undefined`/`null`) derives them from the device —
  * GPU → `['gpu']`, TPU → `['tpu']`, CPU → `[]` — dropping derived names the workspace does not declare. An explicit
  * list (including `[]`) is used as given, and every name in it must be declared.
  *

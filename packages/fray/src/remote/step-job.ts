@@ -21,7 +21,7 @@ export interface StepJobOptions {
 }
 
 /**
- * The Fray job of one executor step (Fray spec §9.2): resources = the step's, else the callable's, else
+ * The Fray job of one executor step: resources = the step's, else the callable's, else
  * `withCpu()`; env vars and dependency groups from the callable (`null` groups stay omitted so the backend derives
  * them from the device); a callable entrypoint that runs `run` in-process and `reentry` elsewhere.
  */

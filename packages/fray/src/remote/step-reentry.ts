@@ -68,7 +68,7 @@ function relativizeFlag(flag: string, workspace: string): string {
 }
 
 /**
- * The re-entry command of an executor step (executor spec §9.2): `node <execArgv> <entry script> <user args>
+ * The re-entry command of an executor step: `node <execArgv> <entry script> <user args>
  * --prefix <prefix> --run-step <outputPath> --step-config-file step_config.json`, with `step_config.json` shipped
  * as a file. Paths into the workspace (the script, loader flags such as tsx's) become relative to its root, where
  * remote tasks start (the bundle root) and where the local backend runs re-entered commands.

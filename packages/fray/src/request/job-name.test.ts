@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomHex8, sanitizeJobName, validateJobName } from './job-name.js';
 
 describe('sanitizeJobName()', () => {
-  it('follows the examples of the spec', () => {
+  it('follows the documented job-name examples', () => {
     expect(sanitizeJobName('Tokenize Fineweb!')).toBe('tokenize-fineweb');
     expect(sanitizeJobName('tokenized/fineweb-ab12cd')).toBe('tokenized-fineweb-ab12cd');
     expect(sanitizeJobName('///')).toBe('remote_job');

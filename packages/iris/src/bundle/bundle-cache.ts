@@ -27,7 +27,7 @@ export interface BundleLease {
 const ID_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
- * The worker's bundle cache (§9.4): each bundle is fetched once, verified against its id, extracted
+ * The worker's bundle cache: each bundle is fetched once, verified against its id, extracted
  * into `<dir>/<id>/` and reused by every later attempt; at most `maxEntries` trees are kept (LRU),
  * never evicting one in use.
  */

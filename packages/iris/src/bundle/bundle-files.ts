@@ -8,7 +8,7 @@ const execFileAsync = promisify(execFile);
 // Never shipped, whatever git says: VCS data, installed dependencies, build outputs and Nx's cache.
 const EXCLUDED_DIRS = new Set(['.git', 'node_modules', '.nx', 'dist']);
 
-/** True when a workspace-relative path must stay out of every bundle (§9.4). */
+/** True when a workspace-relative path must stay out of every bundle. */
 export function isExcludedPath(path: string): boolean {
   if (path.endsWith('.log')) return true;
   return path.split('/').some((part) => EXCLUDED_DIRS.has(part));

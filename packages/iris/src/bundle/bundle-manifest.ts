@@ -44,7 +44,7 @@ export async function readBundleFiles(root: string, paths: readonly string[]): P
 }
 
 /**
- * The manifest text of §9.4: lines `<644|755>\t<sha256>\t<path>` sorted by path, joined by `\n`.
+ * The bundle manifest text: lines `<644|755>\t<sha256>\t<path>` sorted by path, joined by `\n`.
  */
 export function manifestText(files: readonly BundleFile[]): string {
   return [...files]

@@ -25,7 +25,7 @@ export type CreateBundleOptions = z.input<typeof CreateBundleOptionsSchema>;
 
 /** A packed workspace, content-addressed by its manifest. */
 export interface Bundle {
-  /** sha256 hex of the manifest (§9.4); equal for equal file sets, whatever the archive bytes. */
+  /** sha256 hex of the manifest; equal for equal file sets, whatever the archive bytes. */
   id: string;
   /** Absolute path of the packed workspace. */
   root: string;

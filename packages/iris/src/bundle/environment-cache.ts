@@ -45,7 +45,7 @@ type StepResult = { ok: true } | { ok: false; aborted: boolean; exitCode: number
 
 /**
  * Runs setup commands once per environment key and links their results into each attempt's
- * workdir (§9.5). Dependency steps (`npm install …`) are keyed by the lockfile, every `package.json`
+ * workdir. Dependency steps (`npm install …`) are keyed by the lockfile, every `package.json`
  * and the install commands, so a code-only change never re-installs; the remaining steps are keyed
  * by bundle id and commands. A failing step caches nothing.
  */
@@ -179,7 +179,7 @@ export class EnvironmentCache {
 }
 
 /**
- * The dependency cache key of §9.5: sha256 over `package-lock.json`, every `package.json` of the
+ * The dependency-layer cache key (see "Bundles and setup" in `src/worker/DESIGN.md`): sha256 over `package-lock.json`, every `package.json` of the
  * bundle (with its path) and the install commands themselves.
  */
 export async function dependencyKey(bundleTree: string | null, depSteps: readonly (readonly string[])[]): Promise<string> {

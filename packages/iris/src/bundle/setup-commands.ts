@@ -27,7 +27,7 @@ export const NPM_INSTALL_COMMAND: readonly string[] = ['npm', 'install', '--no-a
 export const IRIS_SETUP_HOOK_COMMAND: readonly string[] = ['npm', 'run', 'iris:setup', '--if-present'];
 
 /**
- * Builds the setup commands of a job (§9.5): `npm install` when the bundle has a `package.json`,
+ * Builds the setup commands of a job: `npm install` when the bundle has a `package.json`,
  * `npm install --no-save <specs>` for the requested dependency groups and packages, then the
  * `iris:setup` hook. Workers run the list as given; they cache the install steps by lockfile hash.
  * @throws {IrisError} IRIS_INVALID_ARGUMENT if a requested dependency group is not declared

@@ -72,7 +72,7 @@ export interface ResolvedController {
 }
 
 /**
- * Controller resolution (§14): `--controller` → `IRIS_CONTROLLER_ADDRESS` → the recorded local
+ * Controller resolution: `--controller` → `IRIS_CONTROLLER_ADDRESS` → the recorded local
  * cluster if it answers → undefined (only `job run` may then start an embedded cluster).
  */
 export async function resolveController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ResolvedController | undefined> {

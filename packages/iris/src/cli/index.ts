@@ -40,7 +40,7 @@ function processSignal(): { signal: AbortSignal; dispose: () => void } {
 }
 
 /**
- * The `iris` CLI (§14). Returns the exit code: 0 success, 1 failure or a non-SUCCEEDED job, 2 usage
+ * The `iris` CLI. Returns the exit code: 0 success, 1 failure or a non-SUCCEEDED job, 2 usage
  * errors, 130 after Ctrl-C.
  */
 export async function main(argv: readonly string[], options: CliOptions = {}): Promise<number> {

@@ -11,7 +11,7 @@ import type { CliIo } from './cli-context.js';
 import { formatLogLine } from './cli-format.js';
 import { defaultJobName, parseEnvFlags, parseGpuSpec, parseNumberFlag, parsePriorityFlag } from './cli-options.js';
 
-/** Flags of `iris job run` (§14.1), as commander hands them over. */
+/** Flags of `iris job run`, as commander hands them over. */
 export interface JobRunFlags {
   controller?: string;
   cpu: string;

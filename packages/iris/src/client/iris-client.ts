@@ -48,7 +48,7 @@ export type IrisClientOptions = z.input<typeof IrisClientOptionsSchema>;
 /** A bundle to attach: an existing id, or a directory to pack and upload. */
 export type BundleRef = { readonly bundleId: string } | { readonly root: string };
 
-/** Typed client of the controller (§13). */
+/** Typed client of the controller. */
 export interface IrisClient extends AsyncDisposable {
   readonly address: string;
   /**

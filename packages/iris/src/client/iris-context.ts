@@ -1,4 +1,4 @@
-/** What a task knows about itself, from the `IRIS_*` environment (§9.3). */
+/** What a task knows about itself, from the `IRIS_*` environment. */
 export interface IrisTaskContext {
   readonly jobId: string;
   readonly taskId: string;

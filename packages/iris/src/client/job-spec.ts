@@ -32,7 +32,7 @@ const ReservationEntrySchema = z.object({
   constraints: z.array(ConstraintSchema).optional(),
 });
 
-/** A job submission in domain terms (§13); `createIrisClient().launchJob` turns it into a `LaunchJobRequest`. */
+/** A job submission in domain terms; `createIrisClient().launchJob` turns it into a `LaunchJobRequest`. */
 export const JobSpecSchema = z
   .object({
     /** Absolute (`/alice/train`) or relative: inside a task it becomes a child of the enclosing job, else `/<user>/<name>`. */
@@ -103,7 +103,7 @@ export const JobSpecSchema = z
     reservation: z.object({ entries: z.array(ReservationEntrySchema).min(1) }).optional(),
     /** Bookkeeping: the command line that submitted the job. */
     submitArgv: z.array(z.string()).optional(),
-    /** Run in this directory as it is, with no bundle and no setup (embedded clusters sharing the workspace, §9.5). */
+    /** Run in this directory as it is, with no bundle and no setup (embedded clusters sharing the workspace). */
     inPlaceWorkdir: z.string().min(1).optional(),
   })
   .refine((s) => s.command !== undefined || s.entrypoint !== undefined, { message: 'give command or entrypoint', path: ['command'] });
@@ -111,7 +111,7 @@ export const JobSpecSchema = z
 /** What callers pass to `launchJob`. */
 export type JobSpec = z.input<typeof JobSpecSchema>;
 
-/** The submitting user when a spec names none (§2). */
+/** The submitting user when a spec names none. */
 export function defaultUser(env: NodeJS.ProcessEnv = process.env): string {
   if (env['IRIS_USER']) return env['IRIS_USER'];
   try {
@@ -121,7 +121,7 @@ export function defaultUser(env: NodeJS.ProcessEnv = process.env): string {
   }
 }
 
-/** Resolves a spec's name to a full job id (§7: relative names inside a task become children). */
+/** Resolves a spec's name to a full job id: inside a task a relative name becomes a child of that task. */
 export function resolveJobName(name: string, user: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (name.startsWith('/')) return name;
   const parent = env['IRIS_JOB_ID'];

@@ -1,8 +1,8 @@
 
-/** Job states (§4.3) without the wire prefix. */
+/** Job states without the wire prefix. */
 export type JobState = 'PENDING' | 'BUILDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'WORKER_FAILED' | 'UNSCHEDULABLE';
 
-/** Task states (§4.3) without the wire prefix. */
+/** Task states without the wire prefix. */
 export type TaskState = JobState | 'ASSIGNED' | 'PREEMPTED' | 'COSCHED_FAILED';
 
 /** Terminal job states. */
@@ -73,7 +73,7 @@ export interface JobInfo {
   readonly taskStateCounts: Readonly<Record<string, number>>;
   readonly failureCount: number;
   readonly preemptionCount: number;
-  /** Why the job is still pending (§8.6); empty when nothing is pending. */
+  /** Why the job is still pending; empty when nothing is pending. */
   readonly pendingReason: string;
   /** False when no current worker could host the job even if idle. */
   readonly canBeScheduled: boolean;
@@ -102,7 +102,7 @@ export interface JobQuery {
   readonly limit?: number;
 }
 
-/** Log sources (§10). */
+/** Log sources. */
 export type LogSource = 'stdout' | 'stderr' | 'build' | 'system';
 
 /** One stored log line. */
@@ -118,7 +118,7 @@ export interface LogEntry {
   readonly data: string;
 }
 
-/** A log query (§10): by task or by job (with children by default). */
+/** A log query: by task or by job (with children by default). */
 export interface LogQuery {
   readonly taskId?: string;
   readonly jobId?: string;
@@ -145,7 +145,7 @@ export interface FollowEvent {
   readonly cursor: string;
 }
 
-/** An endpoint to register for the current task (§11). */
+/** An endpoint to register for the current task. */
 export interface EndpointSpec {
   /** Must start with the task's root job id, e.g. `/alice/train/coordinator`. */
   readonly name: string;

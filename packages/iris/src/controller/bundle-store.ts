@@ -7,7 +7,7 @@ import type { ControllerDatabase } from './database.js';
 
 const BUNDLE_ID = /^[0-9a-f]{64}$/;
 
-/** Bundle archives kept beside the controller database (`<stateDir>/bundles/<id>.tar.gz`, §9.4). */
+/** Bundle archives kept beside the controller database (`<stateDir>/bundles/<id>.tar.gz`). */
 export class BundleStore {
   constructor(
     private readonly db: ControllerDatabase,

@@ -22,7 +22,7 @@ export interface ControlLoopConfig {
 const PRUNE_EVERY_MS = 60_000;
 
 /**
- * The single-writer control tick (§1.2): one scheduling transaction over a consistent snapshot,
+ * The single-writer control tick: one scheduling transaction over a consistent snapshot,
  * then Reconcile to every worker in parallel built only from committed state, then the observations
  * in a second idempotent transaction. RPCs are never retried inline: the next tick is the retry.
  */

@@ -10,7 +10,7 @@ import { followLogEvents } from './log-follow.js';
 import { jobStateName } from './task-states.js';
 import { workerInfos } from './status-views.js';
 
-/** Bundles travel in chunks of at most this many bytes (§4.1). */
+/** Bundles travel in chunks of at most this many bytes. */
 export const BUNDLE_CHUNK_BYTES = 1024 * 1024;
 const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
 
@@ -80,7 +80,7 @@ function unary<TReq, TRes>(deps: ControllerServiceDeps, fn: (req: TReq) => TRes 
   };
 }
 
-/** Builds the `ControllerService` handlers over the controller state (§4.2). */
+/** Builds the `ControllerService` handlers over the controller state. */
 export function createControllerService(deps: ControllerServiceDeps): ControllerServiceServer {
   const { state } = deps;
   return {

@@ -32,9 +32,9 @@ export interface ControllerStateOptions {
   readonly db: ControllerDatabase;
   /** Injected clock (ms since epoch). @default Date.now */
   readonly clock?: () => number;
-  /** Liveness settings (§9.2). */
+  /** Liveness settings. */
   readonly liveness: LivenessConfig;
-  /** Scheduler limits (§8.3). */
+  /** Scheduler limits. */
   readonly limits?: SchedulerLimits;
   /** Operational warnings. @default console.warn */
   readonly warn?: (message: string) => void;
@@ -100,13 +100,13 @@ export class ControllerState {
     return out;
   }
 
-  /** `LaunchJob` (§5). @throws {IrisError} per §4.5. */
+  /** `LaunchJob`. @throws {IrisError} IRIS_INVALID_ARGUMENT, IRIS_FAILED_PRECONDITION or IRIS_ALREADY_EXISTS, as `submitJob` does. */
   launchJob(req: LaunchJobRequest): string {
     return this.mutate((ctx) => submitJob(ctx, req));
   }
 
   /**
-   * `TerminateJob`: kills the job and (by default) all descendants, deepest first (§7).
+   * `TerminateJob`: kills the job and (by default) all descendants, deepest first.
    * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job.
    */
   terminateJob(jobId: string, includeChildren = true): void {
@@ -118,13 +118,13 @@ export class ControllerState {
     });
   }
 
-  /** `Register` (§9.1). */
+  /** `Register`. */
   register(req: RegisterRequest): { workerId: string; reconnected: boolean } {
     if (req.workerId === '' || req.address === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'worker_id and address are required');
     return this.mutate((ctx) => registerWorker(ctx, req));
   }
 
-  /** Restart recovery: every worker's liveness grace starts now (§9.2, §12). */
+  /** Restart recovery: every worker's liveness grace starts now. */
   resetLiveness(): void {
     this.mutate((ctx) => resetWorkerLiveness(ctx));
   }
@@ -147,7 +147,7 @@ export class ControllerState {
     });
   }
 
-  /** Every worker's desired set, built only from committed state (§4.4). */
+  /** Every worker's desired set, built only from committed state. */
   planReconcile(): ReconcilePlan[] {
     return this.store.workers().map((w) => {
       const rows = this.store.liveAttemptsOnWorker(w.worker_id);

@@ -23,7 +23,7 @@ export const IRIS_VERSION = '0.1.0';
 
 const ms = z.number().int().positive();
 
-/** Options of {@link startController}, validated with zod. Env overrides apply when an option is unset (§9.2). */
+/** Options of {@link startController}, validated with zod. Env overrides apply when an option is unset. */
 export const ControllerOptionsSchema = z.object({
   /** Directory for `controller.sqlite3` and `bundles/`; unset = an in-memory DB and a temp bundle dir. */
   stateDir: z.string().min(1).optional(),
@@ -109,7 +109,7 @@ function envInt(name: string): number | undefined {
 
 /**
  * Starts a controller: opens (or creates) its SQLite state, serves `ControllerService` over gRPC
- * and runs the control loop. A restarted controller resumes from its state dir (§12).
+ * and runs the control loop. A restarted controller resumes from its state dir.
  * @throws {IrisError} IRIS_INVALID_ARGUMENT for bad options; IRIS_UNAVAILABLE if the address cannot be bound.
  */
 export async function startController(options: ControllerOptions = {}): Promise<ControllerHandle> {

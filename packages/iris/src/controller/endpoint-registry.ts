@@ -29,7 +29,7 @@ function view(r: EndpointRow): Endpoint {
   };
 }
 
-/** Service discovery for what tasks serve (§11); rows live in the controller database. */
+/** Service discovery for what tasks serve; rows live in the controller database. */
 export class EndpointRegistry {
   constructor(
     private readonly db: ControllerDatabase,

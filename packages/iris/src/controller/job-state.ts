@@ -19,7 +19,7 @@ export interface DerivedJobState {
 }
 
 /**
- * Derives a job's state from its tasks, first matching rule wins (§6.4). A job whose tasks all ended
+ * Derives a job's state from its tasks, first matching rule wins. A job whose tasks all ended
  * with only tolerated failures (≤ `maxTaskFailures`) besides successes is SUCCEEDED.
  */
 export function deriveJobState(tasks: readonly TaskStateView[], maxTaskFailures: number): DerivedJobState {

@@ -35,8 +35,8 @@ export function endTask(ctx: LifecycleContext, task: TaskRow, state: TaskState, 
 }
 
 /**
- * Applies the outcome of a task's current attempt: retry budgets (§6.2), the coscheduled failure
- * domain (§6.3), the parent preemption policy (§7) and job-state derivation (§6.4).
+ * Applies the outcome of a task's current attempt: retry budgets, the coscheduled failure
+ * domain, the parent preemption policy and job-state derivation.
  */
 export function applyTaskOutcome(ctx: LifecycleContext, task: TaskRow, outcome: AttemptOutcome): void {
   if (isTerminalTaskState(task.state)) return;
@@ -153,7 +153,7 @@ function applyParentPreemptionPolicy(ctx: LifecycleContext, job: JobRow, policy:
   for (const child of children) killJobTree(ctx, child.job_id, StopReason.STOP_REASON_JOB_TERMINATED, `parent ${job.job_id} was retried after a worker failure`);
 }
 
-/** Recomputes and stores a job's state; a terminal state is final and cascades (§6.4, §7). */
+/** Recomputes and stores a job's state; a terminal state is final and cascades. */
 export function recomputeJob(ctx: LifecycleContext, jobId: string): void {
   const job = ctx.store.job(jobId);
   if (!job || isTerminalJobState(job.state)) return;
@@ -205,7 +205,7 @@ export function jobTree(store: ControllerStore, jobId: string): JobRow[] {
   return out.sort((a, b) => b.depth - a.depth || a.seq - b.seq);
 }
 
-/** Kills a job and all its descendants, deepest first, removing their endpoints (§7). */
+/** Kills a job and all its descendants, deepest first, removing their endpoints. */
 export function killJobTree(ctx: LifecycleContext, jobId: string, reason: StopReason, error: string): void {
   for (const j of jobTree(ctx.store, jobId)) killJob(ctx, j, reason, error);
 }

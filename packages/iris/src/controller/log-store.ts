@@ -20,11 +20,11 @@ export interface LogPage {
   readonly truncated: boolean;
 }
 
-/** Where task logs are kept; SQLite today, an external store later (§10). */
+/** Where task logs are kept; SQLite today, an external store later. */
 export interface LogStore {
   /** Stores entries, ignoring duplicates of `(attempt_uid, seq)`. @returns how many were new. */
   append(entries: readonly LogEntry[]): number;
-  /** Runs a query (§10). */
+  /** Runs a query. */
   query(q: LogQuery): LogPage;
 }
 
@@ -103,7 +103,7 @@ export class SqliteLogStore implements LogStore {
     const rows = this.db.prepare(`SELECT * FROM logs WHERE ${where.join(' AND ')} ORDER BY id ${order} LIMIT ?`).all(...args, limit + 1) as LogRow[];
     let truncated = rows.length > limit;
     let page = rows.slice(0, limit);
-    // Keep every response far below grpc-js's 4 MiB message cap (§4.1): stop at ~1 MiB of text.
+    // Keep every response far below grpc-js's 4 MiB message cap: stop at ~1 MiB of text.
     let bytes = 0;
     const fit = page.findIndex((r) => (bytes += Buffer.byteLength(r.data) + 64) > MAX_PAGE_BYTES);
     if (fit >= 0) {

@@ -16,7 +16,7 @@ const ORDER: Partial<Record<TaskState, number>> = {
 };
 
 /**
- * Applies one worker's Reconcile response (§4.4), idempotently: only uids this tick planned for the
+ * Applies one worker's Reconcile response, idempotently: only uids this tick planned for the
  * worker count; states never regress; a terminal attempt is never rewritten; a cancelled task is
  * never reopened; `MISSING` ends the attempt as WORKER_FAILED `worker_lost_spec`.
  */

@@ -14,7 +14,7 @@ export interface PlannedAttemptRow {
 }
 
 /**
- * Builds one worker's desired set from committed state (§4.4). Pure: `specOf` supplies the run spec
+ * Builds one worker's desired set from committed state. Pure: `specOf` supplies the run spec
  * for attempts not yet seen running. Terminal attempts are omitted (already confirmed).
  */
 export function planDesiredAttempts(rows: readonly PlannedAttemptRow[], specOf: (row: PlannedAttemptRow) => RunTaskRequest): DesiredAttempt[] {

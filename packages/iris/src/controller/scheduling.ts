@@ -30,7 +30,7 @@ import { activeClaims, reservationViewOf } from './reservations.js';
 import type { AttemptRow, ControllerStore, JobRow } from './store.js';
 import { isTerminalTaskState, taskStateName } from './task-states.js';
 
-/** Why a job is still pending, kept in memory and recomputed every tick (§8.6, §12). */
+/** Why a job is still pending, kept in memory and recomputed every tick. */
 export interface PendingInfo {
   readonly reason: string;
   readonly canBeScheduled: boolean;
@@ -161,7 +161,7 @@ export function budgetView(store: ControllerStore, live: readonly LiveAttemptVie
 
 /**
  * Adapts one consistent view of the DB (and the commitments derived from it) to the scheduler's
- * plain-data input (§8.1): workers with their reservation claims as `reservation-job`, pending jobs
+ * plain-data input: workers with their reservation claims as `reservation-job`, pending jobs
  * with their effective band (user cap and budget applied), user, device class and reservation
  * scope, and the live attempts preemption may pick victims from.
  */
@@ -242,7 +242,7 @@ export function commitPreemptions(ctx: LifecycleContext, preemptions: readonly P
 }
 
 /**
- * Commits a scheduling result in the caller's transaction (§8.1 step 4): expires deadlines, then
+ * Commits a scheduling result in the caller's transaction: expires deadlines, then
  * re-checks every assignment against live capacity and worker existence (a gang is dropped whole if
  * any member fails the check) and creates ASSIGNED attempts.
  */
@@ -326,7 +326,7 @@ function hostOf(address: string): string {
   return i > 0 ? address.slice(0, i) : address;
 }
 
-/** Stops attempts running past their job's `timeout_ms` with TASK_TIMEOUT and records a failure (§6.5). */
+/** Stops attempts running past their job's `timeout_ms` with TASK_TIMEOUT and records a failure. */
 export function expireAttemptTimeouts(ctx: LifecycleContext): void {
   const { store, now } = ctx;
   for (const attempt of store.liveAttempts()) {

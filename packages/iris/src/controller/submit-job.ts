@@ -19,7 +19,7 @@ export const DEFAULT_MAX_RETRIES_PREEMPTION = 100;
 
 
 /**
- * Runs `LaunchJob` (§5) inside the caller's transaction: validation, parent check, existing-name
+ * Runs `LaunchJob` inside the caller's transaction: validation, parent check, existing-name
  * policy, constraint merge, replica rules, inheritance, task expansion.
  * @returns the job id (an existing one when the policy adopts it).
  * @throws {IrisError} IRIS_INVALID_ARGUMENT, IRIS_FAILED_PRECONDITION or IRIS_ALREADY_EXISTS.

@@ -1,6 +1,6 @@
 import { TaskState } from '../gen/iris/v1/types.js';
 
-/** How an attempt ended, as far as retry budgets are concerned (§6.2). */
+/** How an attempt ended, as far as retry budgets are concerned. */
 export type AttemptOutcome =
   | { readonly kind: 'succeeded' }
   /** Non-zero exit, setup failure or attempt timeout: spends the failure budget. */
@@ -31,7 +31,7 @@ export interface TaskOutcomeDecision {
   readonly error: string;
 }
 
-/** Applies the retry budgets of §6.2 to one attempt outcome. Pure. */
+/** Applies the retry budgets (`failure_count`, `preemption_count`) to one attempt outcome. Pure. */
 export function decideTaskOutcome(task: TaskBudget, outcome: AttemptOutcome): TaskOutcomeDecision {
   const base = { failureCount: task.failureCount, preemptionCount: task.preemptionCount };
   switch (outcome.kind) {

@@ -12,7 +12,7 @@ const TERMINAL_TASK = new Set<TaskState>([
 
 const LIVE_ATTEMPT = new Set<TaskState>([TaskState.TASK_STATE_ASSIGNED, TaskState.TASK_STATE_BUILDING, TaskState.TASK_STATE_RUNNING]);
 
-/** True for the terminal task states of §6.1. */
+/** True for the terminal task states (a task in one never runs again). */
 export function isTerminalTaskState(s: TaskState): boolean {
   return TERMINAL_TASK.has(s);
 }

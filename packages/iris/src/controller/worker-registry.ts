@@ -6,7 +6,7 @@ import type { LifecycleContext } from './lifecycle.js';
 import type { WorkerRow } from './store.js';
 import { isTerminalTaskState } from './task-states.js';
 
-/** Liveness settings of §9.2. */
+/** Worker liveness settings: how long and how many failed calls before a worker counts as lost. */
 export interface LivenessConfig {
   /** A worker is reaped only after being unreachable this long… */
   readonly workerUnreachableGraceMs: number;
@@ -38,7 +38,7 @@ export function effectiveAttributes(meta: WorkerMetadata): Record<string, string
 }
 
 /**
- * Handles `Register` (§9.1): same id and boot id reconnects; a new boot id fails the old row's live
+ * Handles `Register`: same id and boot id reconnects; a new boot id fails the old row's live
  * attempts as worker failures and replaces the row; an unknown id gets a fresh row.
  */
 export function registerWorker(ctx: LifecycleContext, req: RegisterRequest): { workerId: string; reconnected: boolean } {
@@ -90,7 +90,7 @@ export function recordWorkerContact(ctx: LifecycleContext, workerId: string): vo
 
 /**
  * Records a failed or timed-out Reconcile and reaps the worker once it has been unreachable for the
- * grace period **and** at least `minUnreachableFailures` calls in a row (§9.2).
+ * grace period **and** at least `minUnreachableFailures` calls in a row.
  * @returns true when the worker was reaped.
  */
 export function recordWorkerFailure(ctx: LifecycleContext, workerId: string, config: LivenessConfig): boolean {
@@ -106,7 +106,7 @@ export function recordWorkerFailure(ctx: LifecycleContext, workerId: string, con
   return false;
 }
 
-/** After a controller restart every worker's grace starts afresh (§9.2). */
+/** After a controller restart every worker's grace starts afresh. */
 export function resetWorkerLiveness(ctx: LifecycleContext): void {
   for (const w of ctx.store.workers()) {
     ctx.store.updateWorkerLiveness({ worker_id: w.worker_id, last_contact_ms: ctx.now, first_failure_ms: 0, consecutive_failures: 0 });

@@ -15,7 +15,7 @@ import type { WorkerHandle } from '../worker/worker-daemon.js';
 export const LocalClusterOptionsSchema = z.object({
   /** CPU workers to start. @default 1 */
   workers: z.number().int().nonnegative().default(1),
-  /** Simulated TPU slices (§9.6): `[{ variant: 'v5litepod-16', slices: 2 }]` starts 2 × vm_count workers. @default [] */
+  /** Simulated TPU slices: `[{ variant: 'v5litepod-16', slices: 2 }]` starts 2 × vm_count workers. @default [] */
   simulateTpu: z.array(z.object({ variant: z.string().min(1), slices: z.number().int().positive().default(1) })).default([]),
   /** Controller state dir; unset = in-memory (lost on close). */
   stateDir: z.string().min(1).optional(),
@@ -65,7 +65,7 @@ export interface LocalClusterHandle extends AsyncDisposable {
 }
 
 /**
- * Starts an embedded cluster (§1.1) on loopback: the real controller and worker daemons over gRPC,
+ * Starts an embedded cluster on loopback: the real controller and worker daemons over gRPC,
  * sized to the machine by default.
  * @throws {IrisError} IRIS_INVALID_ARGUMENT for bad options or an unknown TPU variant.
  */

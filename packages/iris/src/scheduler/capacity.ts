@@ -1,6 +1,6 @@
 import type { ResourceAmounts, SchedulerWorker } from './types.js';
 
-/** The checks of `canFit`, in the order they are made (§8.3). */
+/** The checks of `canFit`, in the order they are made. */
 export type FitCheck = 'building' | 'cpu' | 'memory' | 'gpu' | 'tpu';
 
 /** Why one worker cannot take one task: the first failing check with the numbers behind it. */
@@ -13,9 +13,9 @@ export interface FitFailure {
 /** Position of each check, so "got further" can be compared. */
 export const FIT_CHECK_ORDER: Readonly<Record<FitCheck, number>> = { building: 0, cpu: 1, memory: 2, gpu: 3, tpu: 4 };
 
-/** Scheduler defaults of §8.3. */
+/** Scheduler defaults. */
 export const DEFAULT_MAX_BUILDING_TASKS = 8;
-/** Scheduler defaults of §8.3. */
+/** Scheduler defaults. */
 export const DEFAULT_MAX_ASSIGNMENTS_PER_WORKER = 4;
 
 /**
@@ -119,7 +119,7 @@ function gib(bytes: number): string {
   return (Math.max(0, bytes) / 2 ** 30).toFixed(1);
 }
 
-/** Renders a fit failure as the diagnostics of §8.6 quote it, e.g. `Insufficient CPU (need 2 cores, available 1 cores)`. */
+/** Renders a fit failure as pending-reason diagnostics quote it, e.g. `Insufficient CPU (need 2 cores, available 1 cores)`. */
 export function formatFitFailure(failure: FitFailure): string {
   switch (failure.check) {
     case 'building':

@@ -2,7 +2,7 @@ import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { equalityKey } from './constraint-match.js';
 import type { Constraint, DeviceSpec } from './types.js';
 
-/** GPU variants known to the scheduler, upper-case as users write them (§3.1). */
+/** GPU variants known to the scheduler, upper-case as users write them. */
 export const KNOWN_GPU_VARIANTS: readonly string[] = Object.freeze([
   'A100', 'A10G', 'B100', 'B200', 'GB200', 'H100', 'H200', 'L4', 'L40', 'L40S', 'RTX4090', 'T4', 'V100',
 ]);
@@ -27,7 +27,7 @@ export function canonicalGpuVariant(name: string): string | undefined {
 }
 
 /**
- * Constraints a job gets from its device at submit (§3.3): GPU and TPU jobs get
+ * Constraints a job gets from its device at submit: GPU and TPU jobs get
  * `device-type EQ gpu|tpu` and, unless the variant is `auto`, `device-variant EQ <canonical variant>`;
  * CPU jobs get none, so they may land on accelerator workers.
  *
@@ -67,7 +67,7 @@ function identity(c: Constraint): string {
 }
 
 /**
- * Merges constraint sources (§3.3). On the canonical keys (`device-type`, `device-variant`,
+ * Merges constraint sources. On the canonical keys (`device-type`, `device-variant`,
  * `preemptible`, `region`, `zone`) the job's own sources win: user replaces derived, and either
  * replaces the parent. Other keys are appended and de-duplicated. The result lists derived, then
  * user, then inherited constraints, so Fray's `device-variant IN [...]` replaces the derived `EQ`.

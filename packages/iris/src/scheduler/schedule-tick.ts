@@ -49,10 +49,10 @@ interface JobQueue {
 }
 
 /**
- * Runs one scheduling pass (§8) over a snapshot: drops tasks that are terminal or still have a
- * live attempt, expires scheduling deadlines, orders the queue (§8.2), places coscheduled jobs
- * all or nothing (§8.5) and then single tasks first-fit without head-of-line blocking (§8.3),
- * honouring taints (§8.4), and explains every job left pending (§8.6).
+ * Runs one scheduling pass over a snapshot: drops tasks that are terminal or still have a
+ * live attempt, expires scheduling deadlines, orders the queue, places coscheduled jobs
+ * all or nothing and then single tasks first-fit without head-of-line blocking,
+ * honouring taints, and explains every job left pending.
  *
  * Pure: the input is not modified and the same input gives the same result.
  *

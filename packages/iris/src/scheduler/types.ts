@@ -12,7 +12,7 @@ export type AttributeValue = string | number;
 /** Worker attributes by key (`device-type`, `tpu-name`, `region`, `taint:<x>`, …). */
 export type WorkerAttributes = Readonly<Record<string, AttributeValue>>;
 
-/** Constraint operators of §3.3. */
+/** Constraint operators. */
 export type ConstraintOp = 'EQ' | 'NE' | 'EXISTS' | 'NOT_EXISTS' | 'GT' | 'GE' | 'LT' | 'LE' | 'IN';
 
 /** `REQUIRED` constraints filter workers; `PREFERRED` ones only rank them. */
@@ -143,7 +143,7 @@ export interface SchedulerTask {
   readonly schedulingDeadlineMs?: number | null;
 }
 
-/** Per-tick limits of §8.3. */
+/** Per-tick scheduler limits. */
 export interface SchedulerLimits {
   /** A worker with this many preparing attempts takes no more. @default 8 */
   readonly maxBuildingTasks?: number;
@@ -222,7 +222,7 @@ export interface PendingJobDiagnostic {
   readonly jobId: string;
   /** The first pending task, the one the reason describes. */
   readonly taskId: string;
-  /** Human-readable reason (§8.6); never empty and never "unknown". */
+  /** Human-readable reason; never empty and never "unknown". */
   readonly reason: string;
   /** False when no current worker could host the job even if it were idle. */
   readonly canBeScheduled: boolean;

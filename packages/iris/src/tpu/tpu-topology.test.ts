@@ -7,7 +7,7 @@ function shape(variant: string): [number, number, number, number] {
 }
 
 describe('getTpuTopology()', () => {
-  it('returns the rows of the spec examples', () => {
+  it('returns the documented topology rows', () => {
     expect(shape('v4-8')).toEqual([4, 1, 1, 4]);
     expect(shape('v4-4096')).toEqual([2048, 512, 512, 4]);
     expect(shape('v5litepod-16')).toEqual([16, 2, 4, 4]);

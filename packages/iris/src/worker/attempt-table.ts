@@ -7,7 +7,7 @@ import type { ReconcilableAttempt } from './attempt.js';
 export type AttemptFactory = (spec: RunTaskRequest) => ReconcilableAttempt;
 
 /**
- * The worker's side of the reconcile protocol (§4.4): every call gets the controller's complete
+ * The worker's side of the reconcile protocol: every call gets the controller's complete
  * desired set for this worker and answers with observations of exactly those uids plus this
  * call's zombies. See DESIGN.md for the invariants.
  */

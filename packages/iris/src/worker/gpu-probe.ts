@@ -12,7 +12,7 @@ export interface ProbedGpus {
 }
 
 /**
- * Asks `nvidia-smi` for the host's GPUs (§9.1). Resolves to null when the tool is absent, fails or
+ * Asks `nvidia-smi` for the host's GPUs. Resolves to null when the tool is absent, fails or
  * lists nothing, so a CPU-only host is never an error.
  */
 export async function probeGpus(command = 'nvidia-smi', env: NodeJS.ProcessEnv = process.env): Promise<ProbedGpus | null> {

@@ -1,4 +1,4 @@
-/** Log severities of §10, numerically ordered so `min_level` filters are a comparison. */
+/** Log severities, numerically ordered so `min_level` filters are a comparison. */
 export const LOG_LEVELS = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR: 40, CRITICAL: 50 } as const;
 
 /** A numeric log level (`10`, `20`, …, `50`). */
@@ -7,7 +7,7 @@ export type LogLevel = (typeof LOG_LEVELS)[keyof typeof LOG_LEVELS];
 /** Where a log line came from. */
 export type LogSource = 'stdout' | 'stderr' | 'build' | 'system';
 
-/** Longest log line stored as one entry; longer lines are split (§15). */
+/** Longest log line stored as one entry; longer lines are split. */
 export const MAX_LOG_LINE_BYTES = 64 * 1024;
 
 const TOKEN_LEVELS: Record<string, LogLevel> = {

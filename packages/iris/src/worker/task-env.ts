@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-/** Variables copied from the daemon's own environment into every task (§9.3). */
+/** Variables copied from the daemon's own environment into every task. */
 export const INHERITED_ENV_KEYS = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TZ', 'TERM'] as const;
 
 /** Gang placement of a coscheduled attempt. */
@@ -55,7 +55,7 @@ export function portEnvName(name: string): string {
 }
 
 /**
- * Builds a task's complete environment (§9.3): daemon basics, `TMPDIR`, the worker's task env, the
+ * Builds a task's complete environment: daemon basics, `TMPDIR`, the worker's task env, the
  * job's env, then the `IRIS_*` and `TPU_*` variables, which nothing earlier can override.
  */
 export function buildTaskEnv(input: TaskEnvInput): Record<string, string> {

@@ -11,7 +11,7 @@ export interface WorkerDevice {
 }
 
 /**
- * Derives a worker's advertised attributes (§3.2, §9.6): the defaults of a local worker, the
+ * Derives a worker's advertised attributes: the defaults of a local worker, the
  * device keys of a simulated TPU VM or GPU host, then the caller's extra attributes.
  * @throws {IrisError} IRIS_INVALID_ARGUMENT for an unknown TPU variant or a `tpu-worker-id` outside the slice
  */

@@ -49,7 +49,7 @@ export interface WorkerHandle extends AsyncDisposable {
 }
 
 /**
- * Starts a worker daemon (§9): kills a crashed predecessor's leftover process groups, serves
+ * Starts a worker daemon: kills a crashed predecessor's leftover process groups, serves
  * `WorkerService` on `host:port`, registers with the controller (retrying forever) and runs the
  * attempts the controller's `Reconcile` calls ask for as OS process groups.
  * Attributes from `IRIS_WORKER_ATTRIBUTES` (`k=v,…`) and the token from `IRIS_AUTH_TOKEN` apply under

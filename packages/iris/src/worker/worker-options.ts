@@ -32,7 +32,7 @@ export const WorkerOptionsSchema = z.object({
   memoryBytes: z.number().int().nonnegative().optional(),
   /** Disk capacity. @default free bytes of the cache dir's filesystem */
   diskBytes: z.number().int().nonnegative().optional(),
-  /** Simulate one VM of a TPU slice (§9.6): `{ variant: 'v5litepod-16', name: 'slice-a', workerId: 2 }`. */
+  /** Simulate one VM of a TPU slice: `{ variant: 'v5litepod-16', name: 'slice-a', workerId: 2 }`. */
   tpu: z
     .object({
       variant: z.string().min(1),

@@ -50,7 +50,7 @@ export function worker(workerId: string, f: WorkerFixture = {}): SchedulerWorker
   };
 }
 
-/** The workers of one simulated TPU slice, ids `<name>-w<i>`, attributes as §9.6 advertises them. */
+/** The workers of one simulated TPU slice, ids `<name>-w<i>`, attributes as a worker in a TPU slice advertises them. */
 export function tpuSlice(name: string, variant: string, f: WorkerFixture & { order?: number[] } = {}): SchedulerWorker[] {
   const t = getTpuTopology(variant);
   const order = f.order ?? [...Array(t.vmCount).keys()];

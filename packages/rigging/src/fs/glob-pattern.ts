@@ -1,5 +1,5 @@
 /**
- * Brace expansion and glob matching shared by every backend (spec §3 `glob`).
+ * Brace expansion and glob matching shared by every backend (`Filesystem.glob`; see "Globbing" in `DESIGN.md`).
  * Patterns are matched against listings; nothing here touches storage.
  */
 

@@ -42,7 +42,7 @@ export class StoragePath {
     Object.freeze(this);
   }
 
-  /** Parses a URL or local path (spec §2). */
+  /** Parses a URL or local path. */
   static parse(s: string): StoragePath {
     const m = SCHEME_RE.exec(s);
     if (m === null) return new StoragePath(null, '', splitSegments(s), s.startsWith('/'));

@@ -77,7 +77,7 @@ function isErrnoName(code: string): boolean {
   return /^E[A-Z0-9_]+$/.test(code);
 }
 
-/** Maps an errno or HTTP status error to the closed rigging code (spec §3 error mapping). */
+/** Maps an errno or HTTP status error to the closed rigging code (the table in `src/fs/DESIGN.md`). */
 export function codeForError(err: unknown): RiggingErrorCode | null {
   if (RiggingError.is(err)) return err.code;
   if (typeof err !== 'object' || err === null) return null;

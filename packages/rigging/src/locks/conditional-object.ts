@@ -19,7 +19,7 @@ export function conditionalFilesystemFor(url: string, operation: string): Condit
   return fs;
 }
 
-/** Compare-and-swap bytes at one URL (spec §9). */
+/** Compare-and-swap bytes at one URL. */
 export interface ConditionalObject {
   /** The URL this object lives at. */
   readonly url: string;

@@ -38,7 +38,7 @@ export interface LeaseOptions {
   warn?: (message: string) => void;
 }
 
-/** A lease on one object-store or local file (spec §8); disposing releases it. */
+/** A lease on one object-store or local file; disposing releases it. */
 export interface DistributedLease extends AsyncDisposable {
   /** The lease file's URL. */
   readonly url: string;

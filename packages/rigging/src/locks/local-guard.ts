@@ -9,7 +9,7 @@ export const GUARD_STALE_MS = 10_000;
 const GUARD_WAIT_MS = 120_000;
 
 /**
- * Runs `fn` inside the exclusive section for local path `path` (spec §8): an atomic
+ * Runs `fn` inside the exclusive section for local path `path`: an atomic
  * `mkdir(<path>.guard)`, retried every 10–50 ms; a guard older than 10 s is removed. The guard is
  * removed when `fn` settles. Mutual exclusion holds between every process that follows this protocol.
  *

@@ -295,7 +295,7 @@ export class MirrorFilesystem implements Filesystem, AsyncDisposable {
 }
 
 /**
- * A `mirror://` filesystem (spec §7). Construction is synchronous; the default local prefix
+ * A `mirror://` filesystem. Construction is synchronous; the default local prefix
  * (`marinPrefix()`) is resolved on first use.
  *
  * @example

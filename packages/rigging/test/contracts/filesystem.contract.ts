@@ -14,7 +14,7 @@ export interface FilesystemFixture extends AsyncDisposable {
 
 const enc = (s: string): Buffer => Buffer.from(s, 'utf8');
 
-/** The `Filesystem` behaviours every backend must share (spec §3, §14 "Filesystems"). */
+/** The `Filesystem` behaviours every backend must share (`src/fs/DESIGN.md` lists them). */
 export function filesystemContract(name: string, open: () => Promise<FilesystemFixture>): void {
   describe(`Filesystem (${name})`, () => {
     it('round-trips bytes and text', async () => {

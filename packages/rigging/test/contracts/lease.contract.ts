@@ -17,7 +17,7 @@ function manualClock(startMs: number): { now: () => number; advanceS: (s: number
   return { now: () => t, advanceS: (s) => (t += s * 1000) };
 }
 
-/** Lease and conditional-object behaviours every conditional backend must share (spec §8, §9). */
+/** Lease and conditional-object behaviours every conditional backend must share. */
 export function leaseContract(name: string, open: () => Promise<LeaseFixture>): void {
   describe(`DistributedLease (${name})`, () => {
     it('writes exactly the Python json.dumps bytes', async () => {

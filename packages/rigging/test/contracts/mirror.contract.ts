@@ -18,7 +18,7 @@ async function put(prefix: string, rel: string, text: string): Promise<void> {
   await filesystemFor(url).writeText(url, text);
 }
 
-/** The `mirror://` behaviours of spec §7, run over any three prefixes. */
+/** The `mirror://` behaviours (`src/mirror/DESIGN.md`), run over any three prefixes. */
 export function mirrorContract(name: string, open: () => Promise<MirrorFixture>): void {
   describe(`MirrorFilesystem (${name})`, () => {
     const build = (f: MirrorFixture, extra: Partial<MirrorFilesystemOptions> = {}) => {

@@ -28,7 +28,7 @@ export interface IrisBackendOptions {
   workspace?: string;
   /**
    * Run jobs in `workspace` as it is, with no bundle and no setup: for an embedded cluster on this machine
-   * sharing the workspace (Iris §9.5). @default false
+   * sharing the workspace. @default false
    */
   inPlace?: boolean;
   /**
@@ -59,8 +59,8 @@ export interface IrisBackend extends Client {
 }
 
 /**
- * Creates the Iris backend: converts requests (resources, constraints, coscheduling, env, setup, entrypoints; Fray
- * spec §6.1) into Iris job specs, and maps Iris job states back to Fray statuses.
+ * Creates the Iris backend: converts requests (resources, constraints, coscheduling, env, setup, entrypoints)
+ * into Iris job specs, and maps Iris job states back to Fray statuses.
  *
  * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad option
  */
@@ -133,7 +133,7 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
     }
     if (env.setupCommands !== undefined) return { setup: env.setupCommands.map((c) => [...c]) };
     const explicit = env.dependencyGroups !== undefined || (env.npmPackages?.length ?? 0) > 0;
-    // A child inherits its parent's environment unless it asks for its own (Iris §5.5).
+    // A child inherits its parent's environment unless it asks for its own.
     if (config.inTask && !explicit) return {};
     const root = env.workspace ?? workspace();
     const groups = resolveDependencyGroups(env.dependencyGroups, resolved.resources.device, readDependencyGroups(root));

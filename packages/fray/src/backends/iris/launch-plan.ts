@@ -101,7 +101,7 @@ export function irisCommandOf(entrypoint: Entrypoint, jobName: string): { argv: 
 }
 
 /**
- * Converts a resolved Fray request into Iris's terms (spec §6.1): resources in millicores and bytes, constraints,
+ * Converts a resolved Fray request into Iris's terms: resources in millicores and bytes, constraints,
  * coscheduling, env with device defaults, command and workdir files, retry limits, the existing-job policy and the
  * Python environment.
  *
