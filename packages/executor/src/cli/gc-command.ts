@@ -5,7 +5,7 @@ import { deleteGcCandidates } from '../gc/gc-delete.js';
 import type { GcDeleteResult } from '../gc/gc-delete.js';
 import { planGc } from '../gc/gc-plan.js';
 import type { GcPlan, GcProgress } from '../gc/gc-plan.js';
-import { closestMatches } from '../main/suggest.js';
+import { closestMatches } from '../internal/suggest.js';
 
 /** Where `marin gc` writes: stdout for results, stderr for progress and messages. */
 export interface CliStreams {

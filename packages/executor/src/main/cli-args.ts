@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ExecutorError } from '../errors.js';
 import { ProgressModeSchema } from '../progress/progress-mode.js';
-import { closestMatches } from './suggest.js';
+import { closestMatches } from '../internal/suggest.js';
+import { compileRunOnly } from '../run/run-only.js';
 
 /** The parsed command line of an experiment entry script, as `executorMain` uses it. */
 export const ExecutorArgsSchema = z.object({
@@ -86,24 +87,6 @@ function parseBooleanWord(word: string): boolean | null {
   if (TRUE_WORDS.has(w)) return true;
   if (FALSE_WORDS.has(w)) return false;
   return null;
-}
-
-/**
- * Checks that every `--run-only` pattern compiles as a JS regular expression.
- *
- * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT naming the first pattern that does not compile.
- */
-export function compileRunOnly(patterns: readonly string[]): RegExp[] {
-  return patterns.map((p) => {
-    try {
-      return new RegExp(p);
-    } catch (cause) {
-      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `invalid run_only regex ${JSON.stringify(p)}`, {
-        cause,
-        details: { pattern: p, usage: true },
-      });
-    }
-  });
 }
 
 function parseRunOnlyValue(value: string): string[] {

@@ -17,7 +17,7 @@ import type { RunReport } from '../run/run-report.js';
 import { executorUsage, parseExecutorArgs } from './cli-args.js';
 import type { ExecutorArgs } from './cli-args.js';
 import { entryScriptOfCaller } from './entry-script.js';
-import { planToJson } from './explain.js';
+import { planToJson } from '../plan/explain.js';
 import { installInterruptGuard } from './interrupt-guard.js';
 import { runStepWorker } from './run-step-worker.js';
 

@@ -2,7 +2,7 @@ import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
-import { closestMatches } from '../main/suggest.js';
+import { closestMatches } from '../internal/suggest.js';
 
 /** What step selection needs to know about the graph. */
 export interface SelectionInput<TStep> {
