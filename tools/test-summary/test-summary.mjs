@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Sums every Vitest JSON report (test-results*.json) under packages/ and experiments/ into the one
+// Sums every Vitest JSON report (test-results*.json) under packages/, experiments/ and tools/ into the one
 // closing line CI reads: "N passed, N failed[, N skipped]". A report that cannot be parsed counts as
 // one failure, so a crashed runner never reads as green.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = process.argv[2] ?? process.cwd();
-const roots = ['packages', 'experiments'].map((d) => join(root, d));
+const roots = ['packages', 'experiments', 'tools'].map((d) => join(root, d));
 
 function* reports(dir, depth = 0) {
   let entries;

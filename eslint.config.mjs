@@ -1,0 +1,110 @@
+// Lint guards what review misses: the dependency arrows between packages (from each package.json's
+// `nx.tags`) and a handful of correctness rules. Formatting is not linted.
+import nx from '@nx/eslint-plugin';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const LIBRARIES = ['scope:rigging', 'scope:iris', 'scope:fray', 'scope:executor', 'scope:pipeline'];
+
+/**
+ * The allowed arrows: `iris → rigging`, `fray → iris, rigging`, `executor → fray, rigging`,
+ * `pipeline → executor, fray, rigging`. rigging depends on no package of ours; experiments may use
+ * any library; nothing depends on pipeline (except experiments) or on experiments and tools.
+ */
+const ARROWS = {
+  'scope:rigging': [],
+  'scope:iris': ['scope:rigging'],
+  'scope:fray': ['scope:iris', 'scope:rigging'],
+  'scope:executor': ['scope:fray', 'scope:rigging'],
+  'scope:pipeline': ['scope:executor', 'scope:fray', 'scope:rigging'],
+  'scope:experiments': LIBRARIES,
+  'scope:tools': ['scope:rigging', 'scope:iris', 'scope:fray', 'scope:executor'],
+};
+
+/**
+ * Tests and benches may also start what the code under test only talks to: the executor's remote
+ * tests run a real Iris cluster (a devDependency), which its product code never imports.
+ */
+const DEV_ARROWS = { ...ARROWS, 'scope:executor': [...ARROWS['scope:executor'], 'scope:iris'] };
+
+function boundaries(arrows) {
+  return [
+    'error',
+    {
+      // A package's own tests import it by name to exercise the public exports map.
+      allowCircularSelfDependency: true,
+      // Node packages are never code-split, so a dynamic import() does not make a package lazy-loaded.
+      checkDynamicDependenciesExceptions: ['@marin/**'],
+      // The shared Vitest settings at the repository root belong to no package.
+      allow: ['^(\\.\\./)+vitest\\.shared\\.js$'],
+      depConstraints: Object.entries(arrows).map(([sourceTag, onlyDependOnLibsWithTags]) => ({
+        sourceTag,
+        onlyDependOnLibsWithTags,
+      })),
+    },
+  ];
+}
+
+const TS_AND_JS = ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'];
+const DEV_FILES = ['**/*.test.ts', '**/test/**', '**/bench/**', '**/*.config.ts'];
+
+export default defineConfig(
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.nx/**',
+      '**/src/gen/**',
+      '**/.bench/**',
+      '**/.screenshots/**',
+      // Deliberately bad imports, linted by tools/module-boundaries' test under the path they name.
+      'tools/module-boundaries/fixtures/**',
+    ],
+  },
+  {
+    files: TS_AND_JS,
+    languageOptions: { parser: tseslint.parser, ecmaVersion: 'latest', sourceType: 'module' },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { '@nx': nx, '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(ARROWS),
+      'no-debugger': 'error',
+      'no-dupe-else-if': 'error',
+      'no-dupe-keys': 'error',
+      'no-duplicate-case': 'error',
+      'no-self-assign': 'error',
+      'no-self-compare': 'error',
+      'no-unreachable': 'error',
+      'no-unsafe-finally': 'error',
+      'no-unsafe-negation': 'error',
+      'use-isnan': 'error',
+      'valid-typeof': 'error',
+      '@typescript-eslint/no-non-null-asserted-optional-chain': 'error',
+      '@typescript-eslint/no-misused-new': 'error',
+      '@typescript-eslint/prefer-namespace-keyword': 'error',
+      // Sibling packages are reached through their exports map only.
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^@marin/[^/]+/(src|dist)(/|$)', message: 'import the package entry point, not its files' }] }],
+    },
+  },
+  {
+    files: DEV_FILES,
+    rules: { '@nx/enforce-module-boundaries': boundaries(DEV_ARROWS) },
+  },
+  {
+    // The executor's core never reaches up into its CLI layer (src/main, src/cli); only the barrel
+    // re-exports it.
+    files: ['packages/executor/src/**'],
+    ignores: ['packages/executor/src/main/**', 'packages/executor/src/cli/**', 'packages/executor/src/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^@marin/[^/]+/(src|dist)(/|$)', message: 'import the package entry point, not its files' },
+            { regex: '(^|/)(main|cli)/[^/]+\\.js$', message: "the executor's core must not import its CLI layer (src/main, src/cli)" },
+          ],
+        },
+      ],
+    },
+  },
+);
