@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import type { OverviewResponse } from '../src/dashboard/api-types.ts';
 import { getJson } from './api.ts';
+import { AutoscalerPage } from './pages/autoscaler.tsx';
 import { BudgetsPage } from './pages/budgets.tsx';
 import { ExperimentsPage } from './pages/experiments.tsx';
 import { JobPage } from './pages/job.tsx';
@@ -24,6 +25,7 @@ function Header({ page }: { page: string }) {
       <nav>
         {tab('jobs', 'Jobs')}
         {tab('workers', 'Workers')}
+        {overview?.features.autoscaler === true && tab('slices', 'Slices')}
         {overview?.features.budgets !== false && tab('users', 'Users')}
         {tab('experiments', 'Experiments')}
       </nav>
@@ -54,6 +56,9 @@ function App() {
       break;
     case 'workers':
       body = <WorkersPage />;
+      break;
+    case 'slices':
+      body = <AutoscalerPage />;
       break;
     case 'users':
       body = <BudgetsPage />;

@@ -159,6 +159,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   let closing = false;
   const startedAtMs = Date.now();
   const wake = () => (o.autoTick ? loop.wake() : undefined);
+  let attachment: ControllerAttachment | undefined;
   const dashboard =
     o.dashboardBind === null
       ? undefined
@@ -170,6 +171,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
           wake,
           version: IRIS_VERSION,
           startedAtMs,
+          autoscalerStatus: () => attachment?.status(),
           isClosing: () => closing,
         }).catch((e: unknown) => {
           db.close();
@@ -190,7 +192,6 @@ export async function startController(options: ControllerOptions = {}): Promise<
       dashboardUrl: dashboard?.url,
     }),
   );
-  let attachment: ControllerAttachment | undefined;
   const checkpoint = (): Promise<CheckpointInfo> => {
     if (!o.remoteStateDir) return Promise.reject(new IrisError('IRIS_FAILED_PRECONDITION', 'the controller has no remote state dir; start it with remoteStateDir (remote_state_dir in the cluster config)'));
     return writeCheckpoint({ db, remoteStateDir: o.remoteStateDir, nowMs: state.now() });

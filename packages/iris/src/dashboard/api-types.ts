@@ -13,7 +13,7 @@ export interface OverviewResponse {
   readonly jobCounts: Readonly<Record<string, number>>;
   /** Priority bands the scheduler knows, best first. */
   readonly bands: readonly PriorityBand[];
-  /** Views backed by controller features; the autoscaler (slices and scale groups) does not exist yet. */
+  /** Views backed by controller features: `autoscaler` when the controller runs one (slices and scale groups). */
   readonly features: { readonly budgets: boolean; readonly autoscaler: boolean };
 }
 
@@ -124,6 +124,59 @@ export interface ExperimentView {
   readonly createdDate: string | null;
   readonly callerPath: string | null;
   readonly steps: readonly ExperimentStepView[];
+}
+
+/** A scale group as `GetAutoscalerStatus` reports it, with what the dashboard adds. */
+export interface ScaleGroupView {
+  readonly name: string;
+  readonly platform: string;
+  readonly priority: number;
+  readonly minSlices: number;
+  readonly maxSlices: number;
+  readonly bufferSlices: number;
+  /** No creates before this time; 0 = not backing off. */
+  readonly backoffUntilMs: number;
+  readonly consecutiveFailures: number;
+  /** Quarantined after too many failed creates in the churn window. */
+  readonly churning: boolean;
+  readonly lastError: string;
+  readonly createAttempts: number;
+  readonly routedDemand: number;
+  readonly heldBack: string;
+  /** The slice shape its workers advertise (`cpu`, `tpu v5litepod-16`); null until one registered. */
+  readonly template: string | null;
+  /** Slices counting toward the group's size (REQUESTING, BOOTING, INITIALIZING, READY, UNHEALTHY). */
+  readonly currentSlices: number;
+}
+
+/** A slice as `GetAutoscalerStatus` reports it, with its workers and idle time. */
+export interface SliceView {
+  readonly sliceId: string;
+  readonly group: string;
+  /** REQUESTING, BOOTING, INITIALIZING, READY, UNHEALTHY, STOPPING, TERMINATED, FAILED or PREEMPTED. */
+  readonly state: string;
+  readonly createdAtMs: number;
+  readonly stateSinceMs: number;
+  readonly workersRegistered: number;
+  readonly vmCount: number;
+  /** The last error (a failed create or delete); empty when none. */
+  readonly error: string;
+  /** Registered workers carrying this slice's `slice-id` attribute. */
+  readonly workers: readonly string[];
+  /** READY with no live attempt on any of its workers since this time; null when busy or not READY. */
+  readonly idleSinceMs: number | null;
+}
+
+/** `GET /api/autoscaler`: scale groups and slices; `enabled: false` when the controller runs no autoscaler. */
+export interface AutoscalerResponse {
+  readonly enabled: boolean;
+  /** The controller's clock, for ages and idle times. */
+  readonly nowMs: number;
+  readonly evaluatedAtMs: number;
+  readonly groups: readonly ScaleGroupView[];
+  readonly slices: readonly SliceView[];
+  /** Demand no group can take, with the reason. */
+  readonly unmet: readonly { readonly jobId: string; readonly tasks: number; readonly reason: string }[];
 }
 
 /** Every error body: the Iris error code and a message. */

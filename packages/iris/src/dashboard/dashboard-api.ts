@@ -1,5 +1,7 @@
 import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../client/wire-views.js';
 import type { JobState } from '../client/job-types.js';
+import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
+import { autoscalerStatusToWire } from '../controller/cluster-service.js';
 import type { ControllerState } from '../controller/controller-state.js';
 import type { JobSortKey } from '../controller/job-listing.js';
 import { workerInfos } from '../controller/status-views.js';
@@ -8,6 +10,7 @@ import { LogQuery } from '../gen/iris/v1/controller.js';
 import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
 import type { JobState as ProtoJobState } from '../gen/iris/v1/types.js';
 import type {
+  AutoscalerResponse,
   BudgetsResponse,
   ExperimentListResponse,
   ExperimentView,
@@ -27,6 +30,8 @@ export interface DashboardApiDeps {
   readonly wake: () => void;
   readonly version: string;
   readonly startedAtMs: number;
+  /** The autoscaler's status, as `GetAutoscalerStatus` reads it; undefined when the controller runs none. */
+  readonly autoscalerStatus?: (() => AutoscalerStatus | undefined) | undefined;
 }
 
 const JOB_STATES: readonly JobState[] = ['PENDING', 'BUILDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE'];
@@ -67,7 +72,7 @@ export function overview(deps: DashboardApiDeps): OverviewResponse {
     workerCount: deps.state.store.workers().length,
     jobCounts,
     bands: [...BANDS],
-    features: { budgets: true, autoscaler: false },
+    features: { budgets: true, autoscaler: deps.autoscalerStatus?.() !== undefined },
   };
 }
 
@@ -163,6 +168,52 @@ export function workers(deps: DashboardApiDeps): WorkersResponse {
 /** `GET /api/budgets`: every user with a budget or current spend. */
 export function budgets(deps: DashboardApiDeps): BudgetsResponse {
   return { budgets: deps.state.listUserBudgets().map(userBudgetFromProto) };
+}
+
+const LIVE_SLICE_STATES = new Set(['REQUESTING', 'BOOTING', 'INITIALIZING', 'READY', 'UNHEALTHY']);
+
+/**
+ * `GET /api/autoscaler`: the `GetAutoscalerStatus` response, plus what the controller's workers say
+ * about each slice: its members (by their `slice-id` attribute), the shape they advertise, and how
+ * long a READY slice has had no live attempt on any of them.
+ */
+export function autoscaler(deps: DashboardApiDeps): AutoscalerResponse {
+  const { state } = deps;
+  const status = autoscalerStatusToWire(deps.autoscalerStatus?.());
+  const nowMs = state.now();
+  if (!status.enabled) return { enabled: false, nowMs, evaluatedAtMs: 0, groups: [], slices: [], unmet: [] };
+  const membersOf = new Map<string, ReturnType<typeof workerInfoFromProto>[]>();
+  for (const w of workerInfos(state.store).map(workerInfoFromProto)) {
+    const id = w.attributes['slice-id'];
+    if (typeof id === 'string' && id !== '') membersOf.set(id, [...(membersOf.get(id) ?? []), w]);
+  }
+  const lastFinished = state.store.db.prepare('SELECT MAX(finished_at_ms) AS t FROM attempts WHERE worker_id = ?');
+  const templateOf = new Map<string, string>();
+  const slices = status.slices.map((s) => {
+    const members = membersOf.get(s.sliceId) ?? [];
+    const first = members[0];
+    if (first !== undefined && !templateOf.has(s.group)) {
+      const variant = first.attributes['device-variant'];
+      templateOf.set(s.group, [String(first.attributes['device-type'] ?? 'cpu'), variant === undefined ? '' : String(variant)].filter((x) => x !== '').join(' '));
+    }
+    let idleSinceMs: number | null = null;
+    if (s.state === 'READY' && members.every((m) => state.store.liveAttemptsOnWorker(m.workerId).length === 0)) {
+      idleSinceMs = Math.max(s.stateSinceMs, ...members.map((m) => (lastFinished.get(m.workerId) as { t: number | null }).t ?? 0));
+    }
+    return { ...s, workers: members.map((m) => m.workerId), idleSinceMs };
+  });
+  return {
+    enabled: true,
+    nowMs,
+    evaluatedAtMs: status.evaluatedAtMs,
+    groups: status.groups.map((g) => ({
+      ...g,
+      template: templateOf.get(g.name) ?? null,
+      currentSlices: slices.filter((s) => s.group === g.name && LIVE_SLICE_STATES.has(s.state)).length,
+    })),
+    slices,
+    unmet: status.unmet,
+  };
 }
 
 /** `GET /api/experiments?prefix=`. */

@@ -11,7 +11,7 @@ import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';
 import type { ApiError, LogStreamEvent } from './api-types.js';
 import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
-import { budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
+import { autoscaler, budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
 import type { DashboardApiDeps } from './dashboard-api.js';
 
 /** Options of {@link startDashboardServer}. */
@@ -126,6 +126,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
           return sendJson(res, 200, workers(options));
         case '/api/budgets':
           return sendJson(res, 200, budgets(options));
+        case '/api/autoscaler':
+          return sendJson(res, 200, autoscaler(options));
         case '/api/experiments':
           return sendJson(res, 200, await experiments(params));
         case '/api/experiment':

@@ -5,7 +5,7 @@ import { createIrisClient } from '../../src/client/iris-client.js';
 
 const TOKEN = 'dashboard-s3cret';
 const PAGES = ['', 'index.html', 'app.js', 'app.css', 'jobs', 'no/such/page'];
-const GETS = ['overview', 'jobs', 'job?id=/alice/x', 'logs?id=/alice/x', 'logs/stream?id=/alice/x', 'workers', 'budgets', 'experiments?prefix=/tmp', 'experiment?prefix=/tmp&file=x.json'];
+const GETS = ['overview', 'jobs', 'job?id=/alice/x', 'logs?id=/alice/x', 'logs/stream?id=/alice/x', 'workers', 'budgets', 'autoscaler', 'experiments?prefix=/tmp', 'experiment?prefix=/tmp&file=x.json'];
 
 describe('dashboard with auth on', () => {
   let controller: ControllerHandle;
@@ -53,6 +53,10 @@ describe('dashboard with auth on', () => {
     expect((await jobs.json()) as unknown).toMatchObject({ totalCount: 1, jobs: [{ jobId }] });
     const job = await fetch(`${base}api/job?id=${encodeURIComponent(jobId)}`, { headers: { cookie } });
     expect(job.status).toBe(200);
+    // A controller without an autoscaler says so rather than failing.
+    const scaling = await fetch(`${base}api/autoscaler`, { headers: { cookie } });
+    expect(scaling.status).toBe(200);
+    await expect(scaling.json()).resolves.toMatchObject({ enabled: false, groups: [], slices: [] });
     // Cross-site forms cannot stop jobs with the cookie alone: the dashboard's header is required.
     const csrf = await fetch(`${base}api/job/stop?id=${encodeURIComponent(jobId)}`, { method: 'POST', headers: { cookie } });
     expect(csrf.status).toBe(412);

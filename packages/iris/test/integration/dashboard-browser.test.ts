@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AutoscalerResponse } from '../../src/dashboard/api-types.js';
+import { parseClusterConfig } from '../../src/autoscaler/cluster-config.js';
+import { startCluster } from '../../src/autoscaler/cluster.js';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
 import { startController } from '../../src/controller/controller.js';
@@ -108,6 +111,46 @@ describe('dashboard in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-users.png') });
     await client.terminateJob(jobId);
   });
+
+  it('without an autoscaler the slices page explains why it is empty and the nav has no link to it', async () => {
+    await page.goto(`${controller.dashboardUrl}#/slices`);
+    await page.locator('.empty-state', { hasText: 'runs no autoscaler' }).waitFor();
+    await page.locator('header .summary .muted').waitFor();
+    await expect(page.locator('nav a', { hasText: 'Slices' }).count()).resolves.toBe(0);
+  });
+
+  it('the slices page shows a scale group and its slice reaching READY', async () => {
+    const dir = join(stateDir, 'cluster');
+    const config = parseClusterConfig({
+      controller: { address: '127.0.0.1:0', state_dir: dir, reconcile_interval_ms: 100, checkpoint_interval_ms: 0 },
+      platforms: { here: { kind: 'local', max_workers: 2 } },
+      scale_groups: [{ name: 'cpu-small', slice: { kind: 'cpu' }, resources: { cpu: 1, memory_bytes: 1 << 30 }, min_slices: 1, max_slices: 2, priority: 10 }],
+      autoscaler: { evaluation_interval_ms: 100, scale_up_delay_ms: 200, startup_grace_ms: 120_000 },
+    });
+    // The page built from source, as for the controller above (a variable, since startCluster's
+    // overrides name only the options a cluster config leaves open).
+    const overrides = { dashboardAssetsDir: assets, warn: () => undefined };
+    await using cluster = await startCluster(config, overrides);
+    const base = cluster.dashboardUrl!;
+    await page.goto(`${base}#/jobs`);
+    await page.locator('nav a', { hasText: 'Slices' }).click();
+    const group = page.locator('table.groups tr[data-group="cpu-small"]');
+    await group.waitFor({ timeout: 20_000 });
+    await expect(group.textContent()).resolves.toContain('here');
+    await expect(group.textContent()).resolves.toContain('1 / 2 / 0');
+    const ready = page.locator('table.slices tr[data-slice] .state', { hasText: 'READY' });
+    await ready.waitFor({ timeout: 90_000 });
+    // The page polls: it reached READY without a reload, and the template comes from the slice's worker.
+    await group.locator('td', { hasText: /^cpu$/ }).waitFor();
+    const api = (await (await fetch(`${base}api/autoscaler`)).json()) as AutoscalerResponse;
+    expect(api.enabled).toBe(true);
+    expect(api.groups).toMatchObject([{ name: 'cpu-small', platform: 'here', minSlices: 1, currentSlices: 1, template: 'cpu' }]);
+    expect(api.slices).toMatchObject([{ group: 'cpu-small', state: 'READY', workersRegistered: 1, vmCount: 1 }]);
+    expect(api.slices[0]!.workers).toHaveLength(1);
+    expect(api.slices[0]!.idleSinceMs).toBeGreaterThan(0);
+    await page.locator('header .summary', { hasText: '1 workers' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-slices.png') });
+  }, 150_000);
 
   it('with 10,000 jobs the jobs page paints its first page in under a second', async () => {
     const state = controller.state;

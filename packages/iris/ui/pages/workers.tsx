@@ -98,7 +98,6 @@ export function WorkersPage() {
           </table>
         </>
       )}
-      <p class="muted small">Scale groups appear here once the controller runs an autoscaler.</p>
     </section>
   );
 }
