@@ -45,7 +45,7 @@ function boundaries(arrows) {
   ];
 }
 
-const TS_AND_JS = ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'];
+const TS_AND_JS = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.js', '**/*.mjs'];
 const DEV_FILES = ['**/*.test.ts', '**/test/**', '**/bench/**', '**/*.config.ts'];
 
 export default defineConfig(
