@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { createClusterAdminClient } from '../client/cluster-admin-client.js';
 import { createIrisClient } from '../client/iris-client.js';
 import { formatBytes } from '../client/sizes.js';
 import { IrisError } from '../errors.js';
 import { startLocalCluster } from '../local-cluster/local-cluster.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
+import type { ClusterConfig } from '../autoscaler/cluster-config.js';
+import type { GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
 import type { CliIo } from './cli-context.js';
 import { formatTable } from './cli-format.js';
 import { parseNumberFlag } from './cli-options.js';
@@ -14,6 +17,7 @@ import { parseNumberFlag } from './cli-options.js';
 /** Flags of `iris cluster start`. */
 export interface ClusterStartFlags {
   local?: boolean;
+  config?: string;
   workers: string;
   simulateTpu: string[];
   stateDir?: string;
@@ -35,11 +39,17 @@ function parseSimulateTpu(values: readonly string[]): { variant: string; slices:
  * `$IRIS_HOME/local-cluster.json`, runs in the foreground until SIGINT/SIGTERM unless `--detach`.
  */
 export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, signal: AbortSignal, argv: readonly string[]): Promise<number> {
-  if (!flags.local) throw new IrisError('IRIS_INVALID_ARGUMENT', 'only local clusters can be started here; pass --local');
-  const existing = readLocalClusterRecord(io.env);
-  if (existing && (await controllerAnswers(existing.address, existing.authToken))) {
-    throw new IrisError('IRIS_FAILED_PRECONDITION', `a local cluster is already running at ${existing.address} (pid ${existing.pid}); stop it with \`iris cluster stop\``);
+  if (flags.local && flags.config !== undefined) throw new IrisError('IRIS_INVALID_ARGUMENT', 'pass either --local or --config, not both');
+  if (!flags.local && flags.config === undefined) throw new IrisError('IRIS_INVALID_ARGUMENT', 'say which cluster to start: --local, or --config <cluster.yaml>');
+  if (flags.config !== undefined) {
+    // Validate before anything else, so a bad field ends the command at once (also with --detach).
+    const { loadClusterConfig } = await import('../autoscaler/cluster-config.js');
+    const config = loadClusterConfig(flags.config);
+    await refuseRunningLocalCluster(io);
+    if (flags.detach) return detach(io, argv);
+    return clusterStartFromConfig(config, io, signal);
   }
+  await refuseRunningLocalCluster(io);
   const workers = parseNumberFlag('--workers', flags.workers, true);
   const simulateTpu = parseSimulateTpu(flags.simulateTpu);
   const port = parseNumberFlag('--port', flags.port, true);
@@ -58,6 +68,39 @@ export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, s
   const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), ...(flags.bundles ? { bundles: true } : {}) };
   writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
   io.stdout(`iris local cluster at ${cluster.address} (${cluster.workers.length} workers, state in ${stateDir})\n`);
+  if (cluster.dashboardUrl !== null) io.stdout(`iris dashboard at ${cluster.dashboardUrl}\n`);
+  try {
+    await untilSignal(signal);
+  } finally {
+    const current = readLocalClusterRecord(io.env);
+    if (current?.pid === process.pid) rmSync(localClusterRecordPath(io.env), { force: true });
+    await cluster.close();
+  }
+  return 0;
+}
+
+async function refuseRunningLocalCluster(io: CliIo): Promise<void> {
+  const existing = readLocalClusterRecord(io.env);
+  if (existing && (await controllerAnswers(existing.address, existing.authToken))) {
+    throw new IrisError('IRIS_FAILED_PRECONDITION', `a local cluster is already running at ${existing.address} (pid ${existing.pid}); stop it with \`iris cluster stop\``);
+  }
+}
+
+/**
+ * `iris cluster start --config cluster.yaml`: the controller with its autoscaler, which creates every
+ * worker through the scale groups' platforms. Recorded like a local cluster, so `iris cluster status`
+ * and `iris cluster stop` on this machine find it; closing deletes the slices, then stops the controller.
+ */
+async function clusterStartFromConfig(config: ClusterConfig, io: CliIo, signal: AbortSignal): Promise<number> {
+  const { startCluster } = await import('../autoscaler/cluster.js');
+  const authToken = io.env['IRIS_AUTH_TOKEN'] || undefined;
+  const cluster = await startCluster(config, { authToken, warn: (m) => io.stderr(`iris: ${m}\n`) });
+  const stateDir = config.controller.state_dir;
+  mkdirSync(irisHome(io.env), { recursive: true });
+  const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), bundles: true, ...(authToken ? { authToken } : {}) };
+  writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
+  const groups = config.scale_groups.map((g) => g.name).join(', ') || 'none';
+  io.stdout(`iris cluster at ${cluster.address} (scale groups: ${groups}; state in ${stateDir})\n`);
   if (cluster.dashboardUrl !== null) io.stdout(`iris dashboard at ${cluster.dashboardUrl}\n`);
   try {
     await untilSignal(signal);
@@ -90,15 +133,20 @@ async function detach(io: CliIo, argv: readonly string[]): Promise<number> {
   throw new IrisError('IRIS_UNAVAILABLE', 'the detached local cluster did not come up');
 }
 
-/** `iris cluster status [--json]`: address, version, job counts, workers with free capacity. */
+/**
+ * `iris cluster status [--json]`: address, version, job counts, workers with free capacity and, when
+ * the controller runs an autoscaler, its scale groups, slices (with lifecycle states) and unmet demand.
+ */
 export async function clusterStatusCommand(flags: { controller?: string; json?: boolean }, io: CliIo): Promise<number> {
   const resolved = await requireController(flags.controller, io.env);
   const client = createIrisClient({ address: resolved.address, token: resolved.token });
+  const admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
   try {
     const status = await client.clusterStatus();
     const workers = await client.listWorkers();
+    const autoscaler = await admin.autoscalerStatus();
     if (flags.json) {
-      io.stdout(`${JSON.stringify({ address: resolved.address, ...status, workers }, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ address: resolved.address, ...status, workers, autoscaler }, null, 2)}\n`);
       return 0;
     }
     const counts = Object.entries(status.jobCounts).map(([k, v]) => `${k}=${v}`).join(' ') || 'none';
@@ -114,10 +162,47 @@ export async function clusterStatusCommand(flags: { controller?: string; json?: 
       String(w.attributes['device-variant'] ?? w.attributes['device-type'] ?? ''),
     ]);
     io.stdout(`${formatTable(['WORKER', 'ADDRESS', 'HEALTH', 'FREE CPU', 'FREE MEMORY', 'FREE TPU', 'ATTEMPTS', 'DEVICE'], rows)}\n`);
+    if (autoscaler.enabled) io.stdout(formatAutoscaler(autoscaler, Date.now()));
     return 0;
   } finally {
     await client.close();
+    await admin.close();
   }
+}
+
+const ageOf = (sinceMs: number, nowMs: number) => `${Math.max(0, Math.round((nowMs - sinceMs) / 1000))}s`;
+
+function formatAutoscaler(status: GetAutoscalerStatusResponse, nowMs: number): string {
+  const groups = status.groups.map((g) => {
+    const slices = status.slices.filter((s) => s.group === g.name);
+    const live = slices.filter((s) => !['TERMINATED', 'FAILED', 'PREEMPTED'].includes(s.state));
+    const ready = live.filter((s) => s.state === 'READY').length;
+    const notes = [
+      g.churning ? 'churning' : '',
+      g.backoffUntilMs > nowMs ? `backoff ${ageOf(nowMs, g.backoffUntilMs)}` : '',
+      g.heldBack,
+      g.lastError ? `last error: ${g.lastError}` : '',
+    ].filter((n) => n !== '');
+    return [g.name, g.platform, String(g.priority), `${g.minSlices}/${g.maxSlices}/${g.bufferSlices}`, `${ready}/${live.length}`, String(g.routedDemand), notes.join('; ') || '-'];
+  });
+  let out = `\nscale groups:\n${formatTable(['GROUP', 'PLATFORM', 'PRIORITY', 'MIN/MAX/BUFFER', 'READY/LIVE', 'DEMAND', 'NOTES'], groups)}\n`;
+  const slices = status.slices.map((s) => [s.sliceId, s.group, s.state, ageOf(s.stateSinceMs, nowMs), `${s.workersRegistered}/${s.vmCount}`, s.error || '-']);
+  out += slices.length === 0 ? 'slices: none\n' : `\nslices:\n${formatTable(['SLICE', 'GROUP', 'STATE', 'FOR', 'WORKERS', 'ERROR'], slices)}\n`;
+  if (status.unmet.length > 0) {
+    const unmet = status.unmet.map((u) => [u.jobId, String(u.tasks), u.reason]);
+    out += `\nunmet demand:\n${formatTable(['JOB', 'TASKS', 'REASON'], unmet)}\n`;
+  }
+  return out;
+}
+
+/** `iris cluster controller checkpoint`: writes a controller checkpoint to its remote state dir now and prints where. */
+export async function clusterCheckpointCommand(flags: { controller?: string; json?: boolean }, io: CliIo): Promise<number> {
+  const resolved = await requireController(flags.controller, io.env);
+  await using admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
+  const info = await admin.checkpointController();
+  if (flags.json) io.stdout(`${JSON.stringify(info, null, 2)}\n`);
+  else io.stdout(`checkpoint written to ${info.url} (${formatBytes(info.bytes)})\n`);
+  return 0;
 }
 
 /** The command that opens a URL here: `$BROWSER`, else the desktop's opener when it is installed. */

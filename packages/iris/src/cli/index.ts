@@ -153,10 +153,11 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
       code = await (await userCommands()).userBudgetListCommand(flags, io);
     });
 
-  const cluster = program.command('cluster').description('keep and inspect a local cluster');
+  const cluster = program.command('cluster').description('keep and inspect a local cluster or one started from a config');
   cluster
     .command('start')
     .option('--local', 'a local cluster on this machine')
+    .option('--config <file>', 'a cluster from a YAML config: the controller with its autoscaler and platforms')
     .option('--workers <n>', 'CPU workers', '1')
     .option('--simulate-tpu <variant[:slices]>', 'simulated TPU slices (repeatable)', collect, [])
     .option('--state-dir <dir>', 'controller state (default $IRIS_HOME/local)')
@@ -185,6 +186,16 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
   cluster.command('stop').action(async () => {
     code = await (await clusterCommands()).clusterStopCommand(io);
   });
+  cluster
+    .command('controller')
+    .description('the cluster\'s controller')
+    .command('checkpoint')
+    .description('write a controller checkpoint to its remote state dir now and print where')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      code = await (await clusterCommands()).clusterCheckpointCommand(flags, io);
+    });
 
   program
     .command('worker')

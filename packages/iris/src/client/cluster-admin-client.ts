@@ -1,0 +1,42 @@
+import { Metadata, credentials } from '@grpc/grpc-js';
+import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
+import { createAuthInterceptor } from '../auth/token-auth.js';
+import { irisErrorFromServiceError } from '../errors.js';
+import { ClusterServiceClient } from '../gen/iris/v1/cluster.js';
+import type { CheckpointControllerResponse, GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
+
+/** Client of the controller's `ClusterService`: autoscaler state and on-demand checkpoints. */
+export interface ClusterAdminClient extends AsyncDisposable {
+  /** Scale groups, slices and unmet demand; `enabled` is false when the controller runs no autoscaler. */
+  autoscalerStatus(): Promise<GetAutoscalerStatusResponse>;
+  /**
+   * Writes a controller checkpoint now and says where.
+   * @throws {IrisError} IRIS_FAILED_PRECONDITION when the controller has no remote state dir; IRIS_UNAVAILABLE when the upload fails.
+   */
+  checkpointController(): Promise<CheckpointControllerResponse>;
+  close(): Promise<void>;
+}
+
+type Unary<TReq, TRes> = (req: TReq, md: Metadata, opts: CallOptions, cb: (e: ServiceError | null, r: TRes) => void) => unknown;
+
+/**
+ * Opens a `ClusterService` client.
+ * @param options.deadlineMs deadline of status calls; checkpoints get at least 5 minutes. @default 10000
+ */
+export function createClusterAdminClient(options: { address: string; token?: string | undefined; deadlineMs?: number }): ClusterAdminClient {
+  const token = options.token ?? (process.env['IRIS_AUTH_TOKEN'] || undefined);
+  const clientOptions: ClientOptions = token ? { interceptors: [createAuthInterceptor(token)] } : {};
+  const raw = new ClusterServiceClient(options.address, credentials.createInsecure(), clientOptions);
+  const deadlineMs = options.deadlineMs ?? 10_000;
+  const call = <TReq, TRes>(method: Unary<TReq, TRes>, req: TReq, ms: number): Promise<TRes> =>
+    new Promise((resolve, reject) => {
+      method.call(raw, req, new Metadata(), { deadline: Date.now() + ms }, (e, r) => (e ? reject(irisErrorFromServiceError(e)) : resolve(r)));
+    });
+  const close = async () => raw.close();
+  return {
+    autoscalerStatus: () => call(raw.getAutoscalerStatus, {}, deadlineMs),
+    checkpointController: () => call(raw.checkpointController, {}, Math.max(deadlineMs, 300_000)),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
