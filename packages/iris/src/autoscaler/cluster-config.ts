@@ -74,6 +74,8 @@ export const PlatformConfigSchema = z.discriminatedUnion('kind', [
     iris_command: z.string().min(1).default('iris'),
     /** Directory on the hosts for worker caches, logs and pid files. @default "/tmp/iris-worker" */
     remote_dir: z.string().min(1).default('/tmp/iris-worker'),
+    /** Extra `ssh` arguments, e.g. `["-o", "UserKnownHostsFile=/etc/iris/known_hosts"]`. @default ["-o", "StrictHostKeyChecking=accept-new"] */
+    ssh_options: z.array(z.string().min(1)).default(['-o', 'StrictHostKeyChecking=accept-new']),
   }),
   z.strictObject({
     kind: z.literal('gcp'),

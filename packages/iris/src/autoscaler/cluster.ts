@@ -3,6 +3,7 @@ import { startController } from '../controller/controller.js';
 import type { ControllerHandle, ControllerOptions } from '../controller/controller.js';
 import { IrisError } from '../errors.js';
 import { createLocalPlatform } from '../platforms/local-platform.js';
+import { createManualPlatform } from '../platforms/manual-platform.js';
 import type { Platform } from '../platforms/platform.js';
 import { Autoscaler } from './autoscaler.js';
 import { platformNameOf } from './cluster-config.js';
@@ -12,6 +13,16 @@ function createPlatform(name: string, config: PlatformConfig, cluster: ClusterCo
   switch (config.kind) {
     case 'local':
       return createLocalPlatform({ workDir: config.work_dir ?? join(cluster.controller.state_dir, 'local-workers', name), maxWorkers: config.max_workers });
+    case 'manual':
+      return createManualPlatform({
+        hosts: config.hosts,
+        user: config.user,
+        keyFile: config.key_file,
+        port: config.port,
+        irisCommand: config.iris_command,
+        remoteDir: config.remote_dir,
+        sshOptions: config.ssh_options,
+      });
     default:
       throw new IrisError('IRIS_INVALID_ARGUMENT', `cluster config platforms.${name}: platform kind "${config.kind}" is not available in this build`, { details: { field: `platforms.${name}.kind` } });
   }

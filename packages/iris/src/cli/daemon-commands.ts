@@ -14,6 +14,8 @@ import { parseEnvFlags, parseGpuSpec, parseNumberFlag } from './cli-options.js';
 export interface WorkerStartFlags {
   controller?: string;
   port: string;
+  host?: string;
+  advertiseHost?: string;
   workerId?: string;
   attributes?: string;
   tpu?: string;
@@ -37,6 +39,8 @@ export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, sig
   const worker = await startWorker({
     controllerAddress,
     port: parseNumberFlag('--port', flags.port, true),
+    ...(flags.host ? { host: flags.host } : {}),
+    ...(flags.advertiseHost ? { advertiseHost: flags.advertiseHost } : {}),
     ...(flags.workerId ? { workerId: flags.workerId } : {}),
     cacheDir: flags.cacheDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'worker'),
     attributes: parseAttributeList(flags.attributes ?? ''),

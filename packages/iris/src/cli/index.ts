@@ -203,6 +203,8 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
     .command('start')
     .addOption(controllerOption())
     .option('--port <port>', 'WorkerService port', '0')
+    .option('--host <interface>', 'interface the WorkerService binds (default 127.0.0.1; 0.0.0.0 for all)')
+    .option('--advertise-host <host>', 'host the controller and gang peers reach this worker at')
     .option('--worker-id <id>', 'stable worker id')
     .option('--attributes <k=v,...>', 'extra attributes')
     .option('--tpu <variant>', 'simulate one VM of a TPU slice')
