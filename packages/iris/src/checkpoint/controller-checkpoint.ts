@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ls, readBytes, rm, writeBytes } from '@marin/rigging';
-import Database from 'better-sqlite3';
 import type { ControllerDatabase } from '../controller/database.js';
 import { IrisError } from '../errors.js';
+import { loadSqlite, loadZstd } from '../internal/native-deps.js';
 
 /** Checkpoints older than this are pruned after each new one. */
 export const CHECKPOINT_RETENTION_MS = 3 * 24 * 3600 * 1000;
@@ -72,8 +72,9 @@ async function pruneCheckpoints(remoteStateDir: string, olderThanMs: number): Pr
 /** Why the local database needs restoring, or `undefined` when it is usable. */
 export function localDatabaseProblem(dbPath: string): string | undefined {
   if (!existsSync(dbPath)) return 'missing';
+  const Sqlite = loadSqlite();
   try {
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    const db = new Sqlite(dbPath, { readonly: true, fileMustExist: true });
     try {
       const check = db.pragma('quick_check', { simple: true });
       return check === 'ok' ? undefined : `quick_check: ${String(check)}`;
@@ -113,5 +114,5 @@ export async function restoreCheckpointIfNeeded(options: { dbPath: string; remot
 
 /** The zstd binding, loaded on first use: a controller without checkpoints (and every importer of this package) never loads the native addon. */
 async function zstd(): Promise<typeof import('zstd-napi')> {
-  return import('zstd-napi');
+  return loadZstd();
 }

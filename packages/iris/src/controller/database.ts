@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { IrisError } from '../errors.js';
+import { loadSqlite } from '../internal/native-deps.js';
 import { MIGRATIONS } from './schema.js';
 
 /** An open controller database (better-sqlite3 handle). */
@@ -8,10 +9,12 @@ export type ControllerDatabase = Database.Database;
 /**
  * Opens (creating if needed) the controller database at `path` (`:memory:` for tests): WAL,
  * `synchronous=NORMAL`, foreign keys on, then applies pending migrations.
- * @throws {IrisError} IRIS_INTERNAL if the file fails `PRAGMA quick_check`.
+ * @throws {IrisError} IRIS_INTERNAL if the file fails `PRAGMA quick_check`; IRIS_FAILED_PRECONDITION if
+ * the optional peer `better-sqlite3` is not installed.
  */
 export function openControllerDatabase(path: string): ControllerDatabase {
-  const db = new Database(path);
+  const Sqlite = loadSqlite();
+  const db = new Sqlite(path);
   try {
     if (path !== ':memory:') {
       const check = db.pragma('quick_check', { simple: true });
