@@ -22,7 +22,10 @@ const RENEW = 0x2e; // "."
 const ACK = 0x41; // "A"
 const TASK_STATE = { SUCCEEDED: 4, FAILED: 5, KILLED: 6 };
 
-/** @type {{ workerId: string, attemptUid: string, controllerAddress: string, leaseMs: number, reportTimeoutMs: number }} */
+// The daemon's start fence (src/worker/DESIGN.md, invariant 15): past it the task is not started.
+const START_EXPIRED = 'START_EXPIRED';
+
+/** @type {{ workerId: string, attemptUid: string, controllerAddress: string, leaseMs: number, reportTimeoutMs: number, startByMs?: number }} */
 const config = JSON.parse(process.argv[2] ?? '{}');
 const argv = process.argv.slice(3);
 
@@ -95,6 +98,8 @@ function spawnFailed(error) {
 
 let child;
 try {
+  // This process may itself have been starved between the daemon's check and now.
+  if (config.startByMs !== undefined && Date.now() > config.startByMs) throw Object.assign(new Error('start expired'), { code: START_EXPIRED });
   child = spawn(argv[0] ?? '', argv.slice(1), { stdio: ['ignore', TASK_STDOUT_FD, TASK_STDERR_FD], detached: true });
 } catch (e) {
   spawnFailed(e); // invalid arguments (e.g. a NUL byte) throw synchronously
@@ -121,6 +126,7 @@ child?.once('exit', (code, signal) => {
 /** The attempt's outcome in the controller's terms. */
 function attemptResult() {
   if ('spawnError' in outcome) {
+    if (outcome.spawnError === START_EXPIRED) return { state: TASK_STATE.KILLED, exitCode: 0, error: 'not started: the worker lost contact with the controller' };
     return { state: TASK_STATE.FAILED, exitCode: 127, error: `cannot start "${argv[0] ?? ''}": ${outcome.spawnError}` };
   }
   if (outcome.signal === null) {

@@ -13,6 +13,11 @@ export interface ControlLoopConfig {
   readonly reconcileRpcTimeoutMs: number;
   /** Terminal jobs older than this are pruned (checked once a minute). */
   readonly jobRetentionMs: number;
+  /**
+   * The controller's `workerUnreachableGraceMs`, sent to workers with every Reconcile so they start
+   * tasks only while the controller still counts on them (0: no bound is sent).
+   */
+  readonly livenessGraceMs: number;
   /** Token sent to workers, when auth is on. */
   readonly authToken?: string | undefined;
   /** Errors of a tick (logged, never fatal). */
@@ -33,6 +38,8 @@ export class ControlLoop {
   private wakeRequested = false;
   private closed = false;
   private lastPruneMs = 0;
+  /** Per worker, `worker_time_ms` of its latest accepted Reconcile response (echoed back, see `reconcile`). */
+  private readonly acceptedWorkerTimeMs = new Map<string, number>();
 
   constructor(
     private readonly state: ControllerState,
@@ -83,8 +90,12 @@ export class ControlLoop {
       const results = await Promise.all(plans.map((p) => this.reconcile(p)));
       let changed = false;
       plans.forEach((p, i) => {
-        if (this.state.applyReconcileResult(p, results[i]!)) changed = true;
+        const result = results[i]!;
+        if (this.state.applyReconcileResult(p, result)) changed = true;
+        if ('response' in result) this.acceptedWorkerTimeMs.set(p.workerId, result.response.workerTimeMs);
       });
+      const planned = new Set(plans.map((p) => p.workerId));
+      for (const id of this.acceptedWorkerTimeMs.keys()) if (!planned.has(id)) this.acceptedWorkerTimeMs.delete(id);
       if (changed) this.wakeRequested = true;
       const now = this.state.now();
       if (now - this.lastPruneMs >= PRUNE_EVERY_MS) {
@@ -110,7 +121,14 @@ export class ControlLoop {
     return new Promise((resolve) => {
       const client = this.clientFor(plan.address);
       client.reconcile(
-        { workerId: plan.workerId, desired: plan.desired },
+        {
+          workerId: plan.workerId,
+          desired: plan.desired,
+          // Proof for the worker that the controller heard from it at its own time T, so it will not
+          // be declared lost before T + grace (see worker/DESIGN.md, invariant 15).
+          acceptedWorkerTimeMs: this.acceptedWorkerTimeMs.get(plan.workerId) ?? 0,
+          livenessGraceMs: this.config.livenessGraceMs,
+        },
         new Metadata(),
         { deadline: Date.now() + this.config.reconcileRpcTimeoutMs },
         (error, response) => resolve(error ? { error } : { response }),

@@ -305,7 +305,7 @@ describe('ControllerState: task state machine', () => {
     const plan = h.plan('w1');
     h.state.applyReconcileResult(
       { ...plan, planned: new Set([...plan.planned, old.attempt_uid]) },
-      { response: { workerId: 'w1', observed: [{ attemptUid: old.attempt_uid, state: TaskState.TASK_STATE_RUNNING, exitCode: 0, error: '', startedAtMs: 0, finishedAtMs: 0, ports: {} }] } },
+      { response: { workerId: 'w1', observed: [{ attemptUid: old.attempt_uid, state: TaskState.TASK_STATE_RUNNING, exitCode: 0, error: '', startedAtMs: 0, finishedAtMs: 0, ports: {} }], workerTimeMs: 0 } },
     );
     expect(h.warnings.some((w) => w.includes('stale attempt precondition violation'))).toBe(true);
     expect(h.state.store.attempt('/alice/j/0', 0)!.state).toBe(TaskState.TASK_STATE_FAILED);

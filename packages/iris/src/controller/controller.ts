@@ -152,6 +152,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const loop = new ControlLoop(state, {
     reconcileIntervalMs,
     reconcileRpcTimeoutMs,
+    livenessGraceMs: workerUnreachableGraceMs,
     jobRetentionMs: o.jobRetentionMs,
     authToken,
     onError: (e) => warn(`control tick failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),

@@ -24,6 +24,12 @@ export interface SupervisorOptions {
   leaseMs: number;
   /** How long a supervisor keeps trying to report an outcome to the controller. */
   reportTimeoutMs: number;
+  /**
+   * The supervisor does not start the task after this wall-clock time (ms since the epoch), even
+   * when it was itself slow to start; it reports the spawn error `START_EXPIRED` instead.
+   * @default no bound
+   */
+  startByMs?: number | undefined;
 }
 
 /** Options of {@link AttemptProcess.spawn}. */

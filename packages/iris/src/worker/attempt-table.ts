@@ -17,10 +17,16 @@ export class AttemptTable {
   readonly #reportedZombies = new Set<string>();
   readonly #create: AttemptFactory;
   readonly #onZombie: ((uid: string) => void) | undefined;
+  readonly #mayStart: () => boolean;
 
-  constructor(options: { create: AttemptFactory; onZombie?: (uid: string) => void }) {
+  /**
+   * @param options.mayStart whether a new attempt may be started now (the worker's start fence,
+   * invariant 15); when it says no, the attempt is answered PENDING and started from a later call.
+   */
+  constructor(options: { create: AttemptFactory; onZombie?: (uid: string) => void; mayStart?: () => boolean }) {
     this.#create = options.create;
     this.#onZombie = options.onZombie;
+    this.#mayStart = options.mayStart ?? (() => true);
   }
 
   /** Attempts that are not yet terminal. */
@@ -43,6 +49,9 @@ export class AttemptTable {
     // any more; it takes no new work until they are dead (their processes hold real resources).
     const desiredUids = new Set(desired.map((d) => d.attemptUid));
     const zombiesAlive = [...this.#attempts.values()].some((a) => a.live && !desiredUids.has(a.uid));
+    // A call acted on long after the controller sent it (the daemon was stopped) may want attempts the
+    // controller has since placed elsewhere; only a call that proves recent contact starts anything.
+    const mayStart = this.#mayStart();
     for (const d of desired) {
       if (wanted.has(d.attemptUid)) continue;
       wanted.add(d.attemptUid);
@@ -70,6 +79,10 @@ export class AttemptTable {
       if (zombiesAlive) {
         // Not started yet: PENDING never regresses the controller's ASSIGNED, which resends the spec.
         observed.push(bare(d.attemptUid, TaskState.TASK_STATE_PENDING, 'waiting for undesired attempts to die'));
+        continue;
+      }
+      if (!mayStart) {
+        observed.push(bare(d.attemptUid, TaskState.TASK_STATE_PENDING, 'waiting for the controller to confirm contact'));
         continue;
       }
       const attempt = this.#create(request);

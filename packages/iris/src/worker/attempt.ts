@@ -43,6 +43,8 @@ export interface AttemptContext {
   termTimeoutMs: number;
   /** A task's supervisor kills it when the daemon has not renewed the lease for this long. */
   taskLeaseMs: number;
+  /** The last wall-clock time at which a task may be started (the worker's start fence, invariant 15). */
+  startByMs: () => number;
   /** How long a supervisor keeps trying to tell the controller an outcome the daemon could not. */
   supervisorReportTimeoutMs: number;
   usageIntervalMs: number;
@@ -220,6 +222,10 @@ export class Attempt implements ReconcilableAttempt {
     await writeWorkdirFiles(workdir, entrypoint?.workdirFiles ?? {});
     if (this.#stopReason !== null) return this.#finish('KILLED', 0, this.#stopMessage());
 
+    // Building can take long and the daemon may have been stopped meanwhile: a task starts only while
+    // the controller still counts on this worker, or it could run beside its replacement elsewhere.
+    const startByMs = this.#ctx.startByMs();
+    if (Date.now() > startByMs) return this.#finish('WORKER_FAILED', 0, 'worker lost contact with the controller before starting the task');
     try {
       this.#process = await AttemptProcess.spawn({
         argv,
@@ -232,6 +238,7 @@ export class Attempt implements ReconcilableAttempt {
           attemptUid: this.uid,
           controllerAddress: this.#ctx.controllerAddress,
           leaseMs: this.#ctx.taskLeaseMs,
+          startByMs,
           reportTimeoutMs: this.#ctx.supervisorReportTimeoutMs,
         },
       });

@@ -18,6 +18,7 @@ import { ControllerLink } from './controller-link.js';
 import { probeGpus } from './gpu-probe.js';
 import { LogShipper } from './log-shipper.js';
 import { RunningRecords } from './running-records.js';
+import { StartFence } from './start-fence.js';
 import { attributesToWire, parseAttributeList, workerDevice } from './worker-attributes.js';
 import { WorkerOptionsSchema } from './worker-options.js';
 import type { WorkerConfig, WorkerOptions } from './worker-options.js';
@@ -104,6 +105,7 @@ class WorkerDaemon implements WorkerHandle {
   #registered = false;
   #registeredWaiters: (() => void)[] = [];
   #lastReconcileAtMs = 0;
+  readonly #fence: StartFence;
   #closed = false;
   #closing: Promise<void> | null = null;
   #registerLoop: Promise<void> = Promise.resolve();
@@ -113,6 +115,7 @@ class WorkerDaemon implements WorkerHandle {
     this.#config = config;
     this.#device = device;
     this.attributes = device.attributes;
+    this.#fence = new StartFence({ taskLeaseMs: config.taskLeaseMs });
   }
 
   get runningAttempts(): number {
@@ -149,6 +152,7 @@ class WorkerDaemon implements WorkerHandle {
       tpu: this.#device.tpu,
       termTimeoutMs: config.termTimeoutMs,
       taskLeaseMs: config.taskLeaseMs,
+      startByMs: () => this.#fence.startByMs(),
       supervisorReportTimeoutMs: config.supervisorReportTimeoutMs,
       usageIntervalMs: config.usageIntervalMs,
       logDrainTimeoutMs: config.logDrainTimeoutMs,
@@ -161,7 +165,7 @@ class WorkerDaemon implements WorkerHandle {
       logs,
       running,
     };
-    this.#table = new AttemptTable({ create: (spec) => new Attempt(spec, ctx) });
+    this.#table = new AttemptTable({ create: (spec) => new Attempt(spec, ctx), mayStart: () => this.#fence.open() });
     this.#registerLoop = this.#runRegisterLoop();
   }
 
@@ -233,12 +237,14 @@ class WorkerDaemon implements WorkerHandle {
   }
 
   #reconcile(request: ReconcileRequest): ReconcileResponse {
-    this.#lastReconcileAtMs = Date.now();
+    const workerTimeMs = Date.now();
+    this.#lastReconcileAtMs = workerTimeMs;
     const table = this.#table;
     if (table === null || this.#closed) {
       throw new IrisError('IRIS_UNAVAILABLE', `worker "${this.workerId}" is shutting down`);
     }
-    return { workerId: this.workerId, observed: table.reconcile(request.desired), health: this.#health() };
+    this.#fence.reconciled(request);
+    return { workerId: this.workerId, observed: table.reconcile(request.desired), health: this.#health(), workerTimeMs };
   }
 
   #health(): WorkerHealth {
@@ -269,8 +275,10 @@ class WorkerDaemon implements WorkerHandle {
     let delayMs = config.registerRetryInitialMs;
     while (!this.#closed) {
       try {
+        const sentAtMs = Date.now();
         const response = await (this.#link as ControllerLink).register(this.#registerRequest());
         if (!response.accepted) throw new IrisError('IRIS_UNAVAILABLE', `controller refused worker "${this.workerId}"`);
+        this.#fence.registered(sentAtMs);
         this.#registered = true;
         this.#lastReconcileAtMs = Date.now();
         delayMs = config.registerRetryInitialMs;

@@ -89,6 +89,7 @@ export function createStateHarness(options: { graceMs?: number; minFailures?: nu
       return state.applyReconcileResult(plan, {
         response: {
           workerId,
+          workerTimeMs: 0,
           observed: observed.map((o) => ({ attemptUid: '', state: TaskState.TASK_STATE_UNSPECIFIED, exitCode: 0, error: '', startedAtMs: 0, finishedAtMs: 0, ports: {}, ...o })),
           health: { healthy, error: healthy ? '' : 'disk full' },
         },

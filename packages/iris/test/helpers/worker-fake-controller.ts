@@ -115,7 +115,8 @@ export async function startFakeController(options: FakeControllerOptions = {}): 
     new Promise((resolve, reject) => {
       const metadata = new Metadata();
       if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
-      clientFor(workerId).reconcile({ workerId, desired }, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
+      // No liveness bound: the worker starts what it is given (its start fence stays open).
+      clientFor(workerId).reconcile({ workerId, desired, acceptedWorkerTimeMs: 0, livenessGraceMs: 0 }, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
         err === null ? resolve(res) : reject(err),
       );
     });

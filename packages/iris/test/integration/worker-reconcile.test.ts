@@ -305,7 +305,7 @@ describe('worker daemon: reconcile', () => {
     await worker.waitForRegistration();
     const res = await new Promise<unknown>((resolve) => {
       const client = new WorkerServiceClient(worker.address, credentials.createInsecure());
-      client.reconcile({ workerId: 'someone-else', desired: [] }, (err) => {
+      client.reconcile({ workerId: 'someone-else', desired: [], acceptedWorkerTimeMs: 0, livenessGraceMs: 0 }, (err) => {
         client.close();
         resolve(err);
       });

@@ -36,6 +36,14 @@ export const protobufFileName = "iris/v1/worker.proto";
 export interface ReconcileRequest {
   workerId: string;
   desired: DesiredAttempt[];
+  /** worker_time_ms of the latest response from this worker the controller accepted (0: none yet). */
+  acceptedWorkerTimeMs: number;
+  /**
+   * The controller does not declare the worker lost sooner than this long after it accepted that
+   * response. A worker starts a task only while the two together say the controller still counts on
+   * it (0: an older controller, no such bound).
+   */
+  livenessGraceMs: number;
 }
 
 export interface DesiredAttempt {
@@ -53,7 +61,14 @@ export interface AttemptSpec {
 export interface ReconcileResponse {
   workerId: string;
   observed: AttemptObservation[];
-  health?: WorkerHealth | undefined;
+  health?:
+    | WorkerHealth
+    | undefined;
+  /**
+   * The worker's clock (ms since the epoch) when it began handling the request; echoed back as
+   * ReconcileRequest.accepted_worker_time_ms.
+   */
+  workerTimeMs: number;
 }
 
 export interface AttemptObservation {
@@ -88,7 +103,7 @@ export interface WorkerHealthCheckResponse {
 }
 
 function createBaseReconcileRequest(): ReconcileRequest {
-  return { workerId: "", desired: [] };
+  return { workerId: "", desired: [], acceptedWorkerTimeMs: 0, livenessGraceMs: 0 };
 }
 
 export const ReconcileRequest: MessageFns<ReconcileRequest> = {
@@ -98,6 +113,12 @@ export const ReconcileRequest: MessageFns<ReconcileRequest> = {
     }
     for (const v of message.desired) {
       DesiredAttempt.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.acceptedWorkerTimeMs !== 0) {
+      writer.uint32(24).int64(message.acceptedWorkerTimeMs);
+    }
+    if (message.livenessGraceMs !== 0) {
+      writer.uint32(32).int64(message.livenessGraceMs);
     }
     return writer;
   },
@@ -131,6 +152,22 @@ export const ReconcileRequest: MessageFns<ReconcileRequest> = {
             message.desired.push(DesiredAttempt.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.acceptedWorkerTimeMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.livenessGraceMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -153,6 +190,16 @@ export const ReconcileRequest: MessageFns<ReconcileRequest> = {
       desired: globalThis.Array.isArray(object?.desired)
         ? object.desired.map((e: any) => DesiredAttempt.fromJSON(e))
         : [],
+      acceptedWorkerTimeMs: isSet(object.acceptedWorkerTimeMs)
+        ? globalThis.Number(object.acceptedWorkerTimeMs)
+        : isSet(object.accepted_worker_time_ms)
+        ? globalThis.Number(object.accepted_worker_time_ms)
+        : 0,
+      livenessGraceMs: isSet(object.livenessGraceMs)
+        ? globalThis.Number(object.livenessGraceMs)
+        : isSet(object.liveness_grace_ms)
+        ? globalThis.Number(object.liveness_grace_ms)
+        : 0,
     };
   },
 
@@ -164,6 +211,12 @@ export const ReconcileRequest: MessageFns<ReconcileRequest> = {
     if (message.desired?.length) {
       obj.desired = message.desired.map((e) => DesiredAttempt.toJSON(e));
     }
+    if (message.acceptedWorkerTimeMs !== 0) {
+      obj.acceptedWorkerTimeMs = Math.round(message.acceptedWorkerTimeMs);
+    }
+    if (message.livenessGraceMs !== 0) {
+      obj.livenessGraceMs = Math.round(message.livenessGraceMs);
+    }
     return obj;
   },
 
@@ -174,6 +227,8 @@ export const ReconcileRequest: MessageFns<ReconcileRequest> = {
     const message = createBaseReconcileRequest();
     message.workerId = object.workerId ?? "";
     message.desired = object.desired?.map((e) => DesiredAttempt.fromPartial(e)) || [];
+    message.acceptedWorkerTimeMs = object.acceptedWorkerTimeMs ?? 0;
+    message.livenessGraceMs = object.livenessGraceMs ?? 0;
     return message;
   },
 };
@@ -409,7 +464,7 @@ export const AttemptSpec: MessageFns<AttemptSpec> = {
 };
 
 function createBaseReconcileResponse(): ReconcileResponse {
-  return { workerId: "", observed: [], health: undefined };
+  return { workerId: "", observed: [], health: undefined, workerTimeMs: 0 };
 }
 
 export const ReconcileResponse: MessageFns<ReconcileResponse> = {
@@ -422,6 +477,9 @@ export const ReconcileResponse: MessageFns<ReconcileResponse> = {
     }
     if (message.health !== undefined) {
       WorkerHealth.encode(message.health, writer.uint32(26).fork()).join();
+    }
+    if (message.workerTimeMs !== 0) {
+      writer.uint32(32).int64(message.workerTimeMs);
     }
     return writer;
   },
@@ -463,6 +521,14 @@ export const ReconcileResponse: MessageFns<ReconcileResponse> = {
             message.health = WorkerHealth.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.workerTimeMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -486,6 +552,11 @@ export const ReconcileResponse: MessageFns<ReconcileResponse> = {
         ? object.observed.map((e: any) => AttemptObservation.fromJSON(e))
         : [],
       health: isSet(object.health) ? WorkerHealth.fromJSON(object.health) : undefined,
+      workerTimeMs: isSet(object.workerTimeMs)
+        ? globalThis.Number(object.workerTimeMs)
+        : isSet(object.worker_time_ms)
+        ? globalThis.Number(object.worker_time_ms)
+        : 0,
     };
   },
 
@@ -500,6 +571,9 @@ export const ReconcileResponse: MessageFns<ReconcileResponse> = {
     if (message.health !== undefined) {
       obj.health = WorkerHealth.toJSON(message.health);
     }
+    if (message.workerTimeMs !== 0) {
+      obj.workerTimeMs = Math.round(message.workerTimeMs);
+    }
     return obj;
   },
 
@@ -513,6 +587,7 @@ export const ReconcileResponse: MessageFns<ReconcileResponse> = {
     message.health = (object.health !== undefined && object.health !== null)
       ? WorkerHealth.fromPartial(object.health)
       : undefined;
+    message.workerTimeMs = object.workerTimeMs ?? 0;
     return message;
   },
 };

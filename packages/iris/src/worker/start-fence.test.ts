@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { StartFence } from './start-fence.js';
+
+describe('StartFence', () => {
+  it('stays open for a controller that sends no liveness bound', () => {
+    const fence = new StartFence({ taskLeaseMs: 1000 });
+    fence.reconciled({ acceptedWorkerTimeMs: 0, livenessGraceMs: 0 });
+    expect(fence.open(Number.MAX_SAFE_INTEGER - 1)).toBe(true);
+  });
+
+  it('closes a task lease before the grace after the last response the controller accepted', () => {
+    const fence = new StartFence({ taskLeaseMs: 1000 });
+    fence.reconciled({ acceptedWorkerTimeMs: 50_000, livenessGraceMs: 10_000 });
+    expect(fence.startByMs()).toBe(59_000);
+    expect(fence.open(59_000)).toBe(true);
+    expect(fence.open(59_001)).toBe(false);
+  });
+
+  it('counts from the registration until a response was accepted', () => {
+    const fence = new StartFence({ taskLeaseMs: 1000 });
+    fence.registered(20_000);
+    fence.reconciled({ acceptedWorkerTimeMs: 0, livenessGraceMs: 10_000 });
+    expect(fence.startByMs()).toBe(29_000);
+  });
+
+  it('never moves back for a late request with an older echo', () => {
+    const fence = new StartFence({ taskLeaseMs: 1000 });
+    fence.reconciled({ acceptedWorkerTimeMs: 50_000, livenessGraceMs: 10_000 });
+    fence.reconciled({ acceptedWorkerTimeMs: 40_000, livenessGraceMs: 10_000 });
+    expect(fence.startByMs()).toBe(59_000);
+  });
+
+  it('sets aside at most half the grace when the task lease is longer', () => {
+    const fence = new StartFence({ taskLeaseMs: 10_000 });
+    fence.reconciled({ acceptedWorkerTimeMs: 50_000, livenessGraceMs: 1500 });
+    expect(fence.startByMs()).toBe(50_750);
+  });
+});
