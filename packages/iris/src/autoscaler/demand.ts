@@ -1,6 +1,6 @@
 import { equalityKey, isRequired } from '../scheduler/constraint-match.js';
 import type { PriorityBand } from '../scheduler/priority-band.js';
-import { scheduleTick } from '../scheduler/schedule-tick.js';
+import { scheduleTick, sortByTaskIndex } from '../scheduler/schedule-tick.js';
 import type { Constraint, ResourceAmounts, SchedulerTask, SchedulingInput } from '../scheduler/types.js';
 
 /** One unit of work the current workers cannot hold: a whole gang, or one other task. */
@@ -27,40 +27,60 @@ export interface DemandEntry {
  * (reservations not yet claimed) and tasks whose previous attempt is still live emit nothing.
  */
 export function computeDemand(input: SchedulingInput): DemandEntry[] {
-  // "Off" is a finite cap no worker can reach (the kernel sizes arrays by it).
+  // "Off" is a finite cap no worker can reach (the kernel sizes arrays by it). Diagnostics and
+  // preemption planning are skipped: demand reads only the assignments.
   const cap = input.tasks.length + 1;
-  const dry = scheduleTick({ ...input, limits: { maxBuildingTasks: cap, maxAssignmentsPerWorker: cap }, running: [] });
-  const placed = new Set(dry.assignments.map((a) => a.taskId));
+  const dry = scheduleTick({ ...input, limits: { maxBuildingTasks: cap, maxAssignmentsPerWorker: cap }, running: [] }, { placementsOnly: true });
+  const placed = new Set<string>();
+  for (const a of dry.assignments) placed.add(a.taskId);
   const byJob = new Map<string, SchedulerTask[]>();
   for (const t of input.tasks) {
-    if (t.state !== 'PENDING' || t.hasLiveAttempt || placed.has(t.taskId)) continue;
+    if (t.state !== 'PENDING' || t.hasLiveAttempt || (placed.size > 0 && placed.has(t.taskId))) continue;
     if (t.schedulingDeadlineMs !== undefined && t.schedulingDeadlineMs !== null && t.schedulingDeadlineMs <= input.nowMs) continue;
     let list = byJob.get(t.jobId);
     if (!list) byJob.set(t.jobId, (list = []));
     list.push(t);
   }
+  // Jobs often share one constraints array (or equal ones); check each distinct array once.
+  const checked = new Map<readonly Constraint[], { constraints: readonly Constraint[]; invalidReason: string | undefined }>();
   const out: DemandEntry[] = [];
   for (const job of input.jobs) {
     const tasks = byJob.get(job.jobId);
     if (!tasks || job.blockedReason !== undefined) continue;
-    tasks.sort((a, b) => a.taskIndex - b.taskIndex);
-    const constraints = job.constraints.filter(isRequired);
-    const invalidReason = constraintConflict(constraints);
-    const base = { jobId: job.jobId, resources: job.resources, constraints, band: job.band ?? 'INTERACTIVE', ...(invalidReason ? { invalidReason } : {}) };
+    sortByTaskIndex(tasks);
+    let check = checked.get(job.constraints);
+    if (check === undefined) {
+      const required = job.constraints.filter(isRequired);
+      check = { constraints: required, invalidReason: constraintConflict(required) };
+      checked.set(job.constraints, check);
+    }
+    const { constraints, invalidReason } = check;
+    const { jobId, resources } = job;
+    const band = job.band ?? 'INTERACTIVE';
+    const entry =
+      invalidReason === undefined
+        ? (taskIds: readonly string[], gang: DemandEntry['gang']): DemandEntry => ({ jobId, taskIds, resources, constraints, gang, band })
+        : (taskIds: readonly string[], gang: DemandEntry['gang']): DemandEntry => ({ jobId, taskIds, resources, constraints, gang, band, invalidReason });
     const cosched = job.coscheduling;
     if (cosched === null) {
-      for (const t of tasks) out.push({ ...base, taskIds: [t.taskId], gang: null });
+      for (const t of tasks) out.push(entry([t.taskId], null));
       continue;
     }
     const size = cosched.tasksPerGroup > 0 ? cosched.tasksPerGroup : tasks.length;
-    const groups = new Map<number, string[]>();
+    const gang = { groupBy: cosched.groupBy, size };
+    // Tasks are sorted by index, so each gang's members are one run.
+    let ids: string[] = [];
+    let current = -1;
     for (const t of tasks) {
       const g = cosched.tasksPerGroup > 0 ? Math.floor(t.taskIndex / size) : 0;
-      let ids = groups.get(g);
-      if (!ids) groups.set(g, (ids = []));
+      if (g !== current && ids.length > 0) {
+        out.push(entry(ids, gang));
+        ids = [];
+      }
+      current = g;
       ids.push(t.taskId);
     }
-    for (const ids of groups.values()) out.push({ ...base, taskIds: ids, gang: { groupBy: cosched.groupBy, size } });
+    if (ids.length > 0) out.push(entry(ids, gang));
   }
   return out;
 }

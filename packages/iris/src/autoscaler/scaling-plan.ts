@@ -2,7 +2,8 @@ import type { ScaleGroupConfig } from './cluster-config.js';
 import type { DemandEntry } from './demand.js';
 import { constraintMatches } from '../scheduler/constraint-match.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
-import type { ResourceAmounts, WorkerAttributes } from '../scheduler/types.js';
+import { PRIORITY_BANDS } from '../scheduler/priority-band.js';
+import type { Constraint, ResourceAmounts, WorkerAttributes } from '../scheduler/types.js';
 import type { AutoscalerTimings } from './cluster-config.js';
 import { LIVE_SLICE_STATES, STARTING_SLICE_STATES } from './slice-state.js';
 import type { SliceState } from './slice-state.js';
@@ -101,6 +102,8 @@ function tasksPerVm(capacity: ResourceAmounts, need: ResourceAmounts): number {
 
 interface Route {
   readonly group: string;
+  /** Position of the group in priority order. */
+  readonly at: number;
   /** Slice units one entry uses (1 for a gang; 1/slots for a single task). */
   readonly units: number;
 }
@@ -135,66 +138,81 @@ export function planScaling(input: ScalingInput): ScalingPlan {
   const count = (g: string, pred: (s: SliceView) => boolean) => (live.get(g) ?? []).filter(pred).length;
   const starting = new Map(ordered.map((g) => [g.config.name, count(g.config.name, (s) => STARTING_SLICE_STATES.has(s.state))]));
   const total = new Map(ordered.map((g) => [g.config.name, count(g.config.name, () => true)]));
-  const used = new Map(ordered.map((g) => [g.config.name, 0]));
-  const routed = new Map(ordered.map((g) => [g.config.name, 0]));
+  // By position in priority order: slice units taken by routed demand, entries routed.
+  const used = ordered.map(() => 0);
+  const routed = ordered.map(() => 0);
   const backingOff = (g: GroupView) => g.backoffUntilMs > nowMs;
 
-  const routeCache = new Map<string, Route[]>();
-  const routesOf = (e: DemandEntry): Route[] => {
-    const key = `${e.jobId}#${e.gang ? e.gang.size : 0}`;
-    let routes = routeCache.get(key);
-    if (routes) return routes;
-    routes = [];
-    for (const g of ordered) {
-      const a = attrs.get(g.config.name)!;
+  // Per-group facts routing reads, worked out once per evaluation rather than once per job.
+  const templates = ordered.map((g) => ({ name: g.config.name, attrs: attrs.get(g.config.name)!, capacity: vmCapacity(g.config), vms: vmsPerSlice(g.config) }));
+  // Routes depend only on constraints, resources and gang shape, so jobs that share them share one
+  // lookup: keyed by the constraints array, then by a key of the rest.
+  // `next` skips routes already found full: routed units only grow, so a group that had no room for
+  // this shape keeps having none for the rest of the evaluation.
+  const routeCache = new Map<readonly Constraint[], Map<string, { readonly routes: Route[]; next: number }>>();
+  const routesOf = (e: DemandEntry): { readonly routes: Route[]; next: number } => {
+    let byShape = routeCache.get(e.constraints);
+    if (!byShape) routeCache.set(e.constraints, (byShape = new Map()));
+    const r = e.resources;
+    const key = `${r.cpuMillicores}|${r.memoryBytes}|${r.gpuCount}|${r.tpuChips}|${e.gang ? `${e.gang.size}|${e.gang.groupBy}` : ''}`;
+    const cached = byShape.get(key);
+    if (cached) return cached;
+    const routes: Route[] = [];
+    for (const [at, g] of templates.entries()) {
+      const a = g.attrs;
       if (!e.constraints.every((c) => constraintMatches(c, a))) continue;
-      const perVm = tasksPerVm(vmCapacity(g.config), e.resources);
+      const perVm = tasksPerVm(g.capacity, e.resources);
       if (perVm < 1) continue;
-      const vms = vmsPerSlice(g.config);
+      const vms = g.vms;
       if (e.gang) {
         if (e.gang.groupBy === 'tpu-name' ? vms !== e.gang.size : !(e.gang.groupBy in a) || vms < e.gang.size) continue;
-        routes.push({ group: g.config.name, units: 1 });
-      } else routes.push({ group: g.config.name, units: 1 / (perVm * vms) });
+        routes.push({ group: g.name, at, units: 1 });
+      } else routes.push({ group: g.name, at, units: 1 / (perVm * vms) });
     }
-    routeCache.set(key, routes);
-    return routes;
+    const list = { routes, next: 0 };
+    byShape.set(key, list);
+    return list;
   };
 
-  const bandOrder = { PRODUCTION: 0, INTERACTIVE: 1, BATCH: 2 } as const;
-  const entries = [...input.demand].sort((a, b) => bandOrder[a.band] - bandOrder[b.band]);
+  // Band order, stable within a band (a counting sort rather than a comparison sort).
+  const entries: DemandEntry[] = [];
+  for (const band of PRIORITY_BANDS) for (const e of input.demand) if (e.band === band) entries.push(e);
   const unmet: UnmetDemand[] = [];
-  const byName = new Map(ordered.map((g) => [g.config.name, g]));
+  // Room per group (starting slices, plus new ones up to max_slices unless backing off) is fixed
+  // for the evaluation; only `used` grows.
+  const room = ordered.map((g) => starting.get(g.config.name)! + (backingOff(g) ? 0 : g.config.max_slices - total.get(g.config.name)!));
+  const blockReason = (at: number): string => {
+    const g = ordered[at]!;
+    return backingOff(g) ? `scale group "${g.config.name}" is backing off after failed creates` : `scale group "${g.config.name}" is at max_slices ${g.config.max_slices}`;
+  };
   for (const e of entries) {
     if (e.invalidReason) {
       unmet.push({ entry: e, reason: e.invalidReason });
       continue;
     }
-    const routes = routesOf(e);
+    const list = routesOf(e);
+    const routes = list.routes;
     if (routes.length === 0) {
       unmet.push({ entry: e, reason: `no scale group can hold ${e.gang ? `a gang of ${e.gang.size} grouped by "${e.gang.groupBy}"` : 'this task'} with its constraints and resources` });
       continue;
     }
-    let placed = false;
-    let lastBlock = '';
-    for (const r of routes) {
-      const g = byName.get(r.group)!;
-      const room = starting.get(r.group)! + (backingOff(g) ? 0 : g.config.max_slices - total.get(r.group)!);
-      const after = used.get(r.group)! + r.units;
-      if (after <= room + 1e-9) {
-        used.set(r.group, after);
-        routed.set(r.group, routed.get(r.group)! + 1);
-        placed = true;
+    while (list.next < routes.length) {
+      const r = routes[list.next]!;
+      const after = used[r.at]! + r.units;
+      if (after <= room[r.at]! + 1e-9) {
+        used[r.at] = after;
+        routed[r.at] = routed[r.at]! + 1;
         break;
       }
-      lastBlock = backingOff(g) ? `scale group "${r.group}" is backing off after failed creates` : `scale group "${r.group}" is at max_slices ${g.config.max_slices}`;
+      list.next += 1;
     }
-    if (!placed) unmet.push({ entry: e, reason: lastBlock });
+    if (list.next === routes.length) unmet.push({ entry: e, reason: blockReason(routes[routes.length - 1]!.at) });
   }
 
   const plans: GroupPlan[] = [];
   const deletes: { sliceId: string; reason: string; failure: boolean }[] = [];
   let createBudget = timings.max_concurrent_creates - input.slices.filter((s) => s.state === 'REQUESTING').length;
-  for (const g of ordered) {
+  for (const [at, g] of ordered.entries()) {
     const name = g.config.name;
     const slices = live.get(name) ?? [];
     for (const s of slices) {
@@ -206,7 +224,7 @@ export function planScaling(input: ScalingInput): ScalingPlan {
     const startingNow = kept.filter((s) => STARTING_SLICE_STATES.has(s.state)).length;
     const idle = kept.filter((s) => s.state === 'READY' && s.idleSinceMs !== null);
     const busy = kept.length - startingNow - idle.length;
-    const needed = Math.max(0, Math.ceil(used.get(name)! - 1e-9) - startingNow);
+    const needed = Math.max(0, Math.ceil(used[at]! - 1e-9) - startingNow);
     const delayed = needed > 0 && timings.scale_up_delay_ms > 0 && (g.demandSinceMs === null || nowMs - g.demandSinceMs < timings.scale_up_delay_ms);
     const demandTarget = busy + startingNow + (delayed ? 0 : needed);
     const target = Math.min(g.config.max_slices, Math.max(g.config.min_slices, demandTarget + g.config.buffer_slices));
@@ -222,9 +240,9 @@ export function planScaling(input: ScalingInput): ScalingPlan {
       want = Math.max(0, createBudget);
     }
     createBudget -= want;
-    plans.push({ group: name, routedEntries: routed.get(name)!, neededSlices: needed, create: want, ...(heldBack ? { heldBack } : {}) });
+    plans.push({ group: name, routedEntries: routed[at]!, neededSlices: needed, create: want, ...(heldBack ? { heldBack } : {}) });
 
-    if (routed.get(name)! === 0) {
+    if (routed[at]! === 0) {
       const floor = Math.max(g.config.min_slices - busy - startingNow, g.config.buffer_slices, 0);
       const expired = idle.filter((s) => nowMs - s.idleSinceMs! >= timings.scale_down_idle_ms).sort((a, b) => a.idleSinceMs! - b.idleSinceMs!);
       const removable = Math.max(0, idle.length - floor);

@@ -34,6 +34,8 @@ export class CandidateCache {
   readonly #index: ConstraintIndex;
   readonly #taintKeys: readonly string[];
   readonly #memo = new Map<string, JobCandidates>();
+  /** JSON of each constraints array seen this tick; jobs often share one array. */
+  readonly #json = new Map<readonly Constraint[], string>();
   readonly #hasReservations: boolean;
 
   constructor(index: ConstraintIndex) {
@@ -47,7 +49,8 @@ export class CandidateCache {
    * than `reservationScope` are excluded; those claimed by it rank first.
    */
   get(constraints: readonly Constraint[], reservationScope?: string): JobCandidates {
-    const base = constraints.length === 0 ? '[]' : JSON.stringify(constraints);
+    let base = constraints.length === 0 ? '[]' : this.#json.get(constraints);
+    if (base === undefined) this.#json.set(constraints, (base = JSON.stringify(constraints)));
     const signature = reservationScope === undefined ? base : `${base}@${reservationScope}`;
     const cached = this.#memo.get(signature);
     if (cached !== undefined) return cached;

@@ -48,6 +48,15 @@ interface JobQueue {
   indexBound: number;
 }
 
+/** How much of a pass to run. */
+export interface ScheduleTickOptions {
+  /**
+   * Only place: skip the pending-job diagnostics and preemption planning, and return both empty.
+   * The autoscaler's dry run needs nothing else. @default false
+   */
+  readonly placementsOnly?: boolean;
+}
+
 /**
  * Runs one scheduling pass over a snapshot: drops tasks that are terminal or still have a
  * live attempt, expires scheduling deadlines, orders the queue, places coscheduled jobs
@@ -60,7 +69,7 @@ interface JobQueue {
  * const result = scheduleTick({ nowMs: Date.now(), workers, jobs, tasks });
  * for (const a of result.assignments) commitAttempt(a.taskId, a.workerId);
  */
-export function scheduleTick(input: SchedulingInput): SchedulingResult {
+export function scheduleTick(input: SchedulingInput, options: ScheduleTickOptions = {}): SchedulingResult {
   const workers = input.workers;
   const index = new ConstraintIndex(workers);
   const cache = new CandidateCache(index);
@@ -97,7 +106,7 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   const ordered = [...queues.values()]
     .filter((q) => q.placeable.length > 0 || q.stopping.length > 0)
     .sort((a, b) => compareJobs(a.job, b.job));
-  for (const q of ordered) q.placeable.sort((a, b) => a.taskIndex - b.taskIndex);
+  for (const q of ordered) sortByTaskIndex(q.placeable);
 
   const assignments: Assignment[] = [];
   const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.job.constraints, q.job.reservationScope));
@@ -172,6 +181,8 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
     }
   }
 
+  if (options.placementsOnly === true) return { assignments, expiredTaskIds, pendingJobs: [], preemptions: [] };
+
   const pendingJobs: PendingJobDiagnostic[] = [];
   const diagnosisMemo = new Map<string, Diagnosis>();
   for (const q of ordered) {
@@ -228,6 +239,16 @@ export function scheduleTick(input: SchedulingInput): SchedulingResult {
   const preemptions = planPreemptions(preemptors, input.running ?? [], workers, capacity);
 
   return { assignments, expiredTaskIds, pendingJobs, preemptions };
+}
+
+/** Sorts tasks by index in place; tasks usually arrive in order, so check that first. */
+export function sortByTaskIndex(tasks: SchedulerTask[]): void {
+  for (let i = 1; i < tasks.length; i++) {
+    if ((tasks[i - 1] as SchedulerTask).taskIndex > (tasks[i] as SchedulerTask).taskIndex) {
+      tasks.sort((a, b) => a.taskIndex - b.taskIndex);
+      return;
+    }
+  }
 }
 
 function diagnoseSingleMemo(
