@@ -62,14 +62,18 @@ function scratchProject(dir: string): void {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }, null, 2));
 }
 
-/** Loads `specifier` in a fresh node and lists the native addons (`.node` files) it loaded. */
-function nativeAddonsLoadedBy(specifier: string, cwd: string): string[] {
+/** Loads `specifier` in a fresh node and lists the CommonJS modules it loaded (gRPC and the native addons are CommonJS). */
+function commonJsLoadedBy(specifier: string, cwd: string): string[] {
   const script = `await import(${JSON.stringify(specifier)});
 const { createRequire } = await import('node:module');
-const cache = createRequire(import.meta.url).cache;
-console.log(JSON.stringify(Object.keys(cache).filter((k) => k.endsWith('.node'))));`;
+console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`;
   const r = mustRun(process.execPath, ['--input-type=module', '-e', script], cwd);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as string[];
+}
+
+/** The native addons and gRPC modules among `loaded`. */
+function heavy(loaded: string[]): string[] {
+  return loaded.filter((k) => k.endsWith('.node') || k.includes('/@grpc/grpc-js/'));
 }
 
 let scratch = '';
@@ -124,9 +128,10 @@ beforeAll(() => {
   );
 }, 300_000);
 
+// Six projects' node_modules: removing them takes a while on a busy disk.
 afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
-});
+}, 300_000);
 
 describe.each(['rigging', 'iris', 'fray', 'executor'] as const)('@marin/%s installed alone from its tarball', (pkg) => {
   it('compiles no native code and installs none of the controller addons', () => {
@@ -147,9 +152,12 @@ describe('@marin/pipeline installed alone from its tarball', () => {
 
 describe('@marin/executor installed alone from its tarball', () => {
 
-  it('imports @marin/executor and @marin/rigging without loading a native addon', () => {
-    expect(nativeAddonsLoadedBy('@marin/executor', light)).toEqual([]);
-    expect(nativeAddonsLoadedBy('@marin/rigging', light)).toEqual([]);
+  it.each(['@marin/executor', '@marin/fray', '@marin/rigging', '@marin/iris/core'])('imports %s without loading gRPC or a native addon', (specifier) => {
+    expect(heavy(commonJsLoadedBy(specifier, light))).toEqual([]);
+  });
+
+  it('loads gRPC with @marin/iris itself (so the check above can see it)', () => {
+    expect(heavy(commonJsLoadedBy('@marin/iris', light)).length).toBeGreaterThan(0);
   });
 
   it('runs a copy of experiments/hello_world.js', () => {
@@ -160,7 +168,7 @@ describe('@marin/executor installed alone from its tarball', () => {
   });
 
   it('says how to install the controller when `iris job run` needs it', () => {
-    const r = run('npx', ['--no-install', 'iris', 'job', 'run', '--', 'node', '-e', 'console.log(1)'], light, { IRIS_HOME: join(scratch, 'iris-home-light') });
+    const r = run('npx', ['--no-install', 'iris', 'job', 'run', '--', 'node', '-e', 'console.log(1)'], light, { IRIS_HOME: join(scratch, 'iris-home-light'), IRIS_CONTROLLER_ADDRESS: '' });
     expect(r.code).toBe(1);
     expect(r.out).toContain('npm install better-sqlite3@');
   });
@@ -199,6 +207,7 @@ describe('every package installed from its tarball', () => {
   it('runs `npx iris job run -- node -e …` on an embedded cluster', () => {
     const r = mustRun('npx', ['--no-install', 'iris', 'job', 'run', '--', 'node', '-e', "console.log('hello from ' + 'a consumer')"], full, {
       IRIS_HOME: join(scratch, 'iris-home-full'),
+      IRIS_CONTROLLER_ADDRESS: '',
       CI: '1',
     });
     expect(r.out).toContain('hello from a consumer');
@@ -208,6 +217,16 @@ describe('every package installed from its tarball', () => {
     copyFileSync(join(ROOT, 'experiments/hello_world.js'), join(full, 'hello_world.js'));
     const prefix = join(scratch, 'prefix-full');
     mustRun(process.execPath, ['hello_world.js', '--prefix', prefix], full, { CI: '1' });
+    expect(readFileSync(join(prefix, 'hello_world/stats-b5daf3/stats.json'), 'utf8')).toBe('{"sum": 4950, "min": 0, "max": 99}');
+  });
+
+  it('runs it as an Iris task whose stats step is a Fray child job (`--remote-stats`)', () => {
+    const prefix = join(scratch, 'prefix-remote');
+    mustRun('npx', ['--no-install', 'iris', 'job', 'run', '--', 'node', 'hello_world.js', '--prefix', prefix, '--remote-stats'], full, {
+      IRIS_HOME: join(scratch, 'iris-home-remote'),
+      IRIS_CONTROLLER_ADDRESS: '',
+      CI: '1',
+    });
     expect(readFileSync(join(prefix, 'hello_world/stats-b5daf3/stats.json'), 'utf8')).toBe('{"sum": 4950, "min": 0, "max": 99}');
   });
 });

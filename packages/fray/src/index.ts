@@ -17,8 +17,8 @@ export type { DeviceSpec, GpuResourceOptions, ResourceOptions, TpuResourceOption
 export { GPU_TYPES, isGpuType } from './resources/gpu-types.js';
 export type { GpuType } from './resources/gpu-types.js';
 export { parseSizeBytes } from './resources/size-string.js';
-export { getTpuTopology, listTpuVariants, tpuVariantName } from '@marin/iris';
-export type { TpuTopology } from '@marin/iris';
+export { getTpuTopology, listTpuVariants, tpuVariantName } from '@marin/iris/core';
+export type { TpuTopology } from '@marin/iris/core';
 export { Entrypoint } from './request/entrypoint.js';
 export type { BinaryEntrypoint, CallableEntrypoint, JsonValue, ModuleEntrypoint } from './request/entrypoint.js';
 export { DEFAULT_JOB_ENV, FORWARDED_ENV_VARS, createEnvironment } from './request/environment.js';

@@ -36,6 +36,28 @@ describe('gRPC status table', () => {
     }
   });
 
+  it('uses the status numbers of @grpc/grpc-js, in both directions', async () => {
+    const { irisErrorFromServiceError, IRIS_ERROR_GRPC_STATUS } = await import('./errors.js');
+    const { Metadata, status } = await import('@grpc/grpc-js');
+    expect(IRIS_ERROR_GRPC_STATUS).toEqual({
+      IRIS_INVALID_ARGUMENT: status.INVALID_ARGUMENT,
+      IRIS_JOB_NOT_FOUND: status.NOT_FOUND,
+      IRIS_NOT_FOUND: status.NOT_FOUND,
+      IRIS_ALREADY_EXISTS: status.ALREADY_EXISTS,
+      IRIS_FAILED_PRECONDITION: status.FAILED_PRECONDITION,
+      IRIS_UNAUTHENTICATED: status.UNAUTHENTICATED,
+      IRIS_INSUFFICIENT_RESOURCES: status.RESOURCE_EXHAUSTED,
+      IRIS_UNAVAILABLE: status.UNAVAILABLE,
+      IRIS_DEADLINE_EXCEEDED: status.DEADLINE_EXCEEDED,
+      IRIS_CANCELLED: status.CANCELLED,
+      IRIS_INTERNAL: status.INTERNAL,
+    });
+    const bare = (code: number) => Object.assign(new Error('x'), { code, details: 'd', metadata: new Metadata() });
+    expect(irisErrorFromServiceError(bare(status.OUT_OF_RANGE)).code).toBe('IRIS_INVALID_ARGUMENT');
+    expect(irisErrorFromServiceError(bare(status.PERMISSION_DENIED)).code).toBe('IRIS_UNAUTHENTICATED');
+    expect(irisErrorFromServiceError(bare(status.UNAVAILABLE)).code).toBe('IRIS_UNAVAILABLE');
+  });
+
   it('maps an unknown thrown value to IRIS_INTERNAL', async () => {
     const { grpcStatusOfError } = await import('./errors.js');
     const { status } = await import('@grpc/grpc-js');

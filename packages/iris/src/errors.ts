@@ -1,5 +1,5 @@
-import { Metadata, status } from '@grpc/grpc-js';
-import type { ServiceError } from '@grpc/grpc-js';
+import { createRequire } from 'node:module';
+import type { Metadata, ServiceError, status } from '@grpc/grpc-js';
 import { CodedError, hasBrand } from '@marin/rigging';
 import type { CodedErrorOptions } from '@marin/rigging';
 
@@ -23,34 +23,54 @@ const BRAND = Symbol.for('@marin/iris/IrisError');
 /** Trailing-metadata key that carries the exact {@link IrisErrorCode} of a failed RPC. */
 export const IRIS_ERROR_CODE_METADATA_KEY = 'iris-error-code';
 
+/**
+ * gRPC's status codes, the numbers of `status` in @grpc/grpc-js (the protocol fixes them). Written out so
+ * that this module, and everything that only needs `IrisError` (the `@marin/iris/core` entry), loads
+ * without gRPC's runtime; `errors.test.ts` checks them against the library.
+ */
+const GRPC = {
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  OUT_OF_RANGE: 11,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const satisfies Partial<Record<keyof typeof status, status>>;
+
 /** The one table mapping each {@link IrisErrorCode} to its gRPC status (server side and client side). */
 export const IRIS_ERROR_GRPC_STATUS: Readonly<Record<IrisErrorCode, status>> = {
-  IRIS_INVALID_ARGUMENT: status.INVALID_ARGUMENT,
-  IRIS_JOB_NOT_FOUND: status.NOT_FOUND,
-  IRIS_NOT_FOUND: status.NOT_FOUND,
-  IRIS_ALREADY_EXISTS: status.ALREADY_EXISTS,
-  IRIS_FAILED_PRECONDITION: status.FAILED_PRECONDITION,
-  IRIS_UNAUTHENTICATED: status.UNAUTHENTICATED,
-  IRIS_INSUFFICIENT_RESOURCES: status.RESOURCE_EXHAUSTED,
-  IRIS_UNAVAILABLE: status.UNAVAILABLE,
-  IRIS_DEADLINE_EXCEEDED: status.DEADLINE_EXCEEDED,
-  IRIS_CANCELLED: status.CANCELLED,
-  IRIS_INTERNAL: status.INTERNAL,
+  IRIS_INVALID_ARGUMENT: GRPC.INVALID_ARGUMENT,
+  IRIS_JOB_NOT_FOUND: GRPC.NOT_FOUND,
+  IRIS_NOT_FOUND: GRPC.NOT_FOUND,
+  IRIS_ALREADY_EXISTS: GRPC.ALREADY_EXISTS,
+  IRIS_FAILED_PRECONDITION: GRPC.FAILED_PRECONDITION,
+  IRIS_UNAUTHENTICATED: GRPC.UNAUTHENTICATED,
+  IRIS_INSUFFICIENT_RESOURCES: GRPC.RESOURCE_EXHAUSTED,
+  IRIS_UNAVAILABLE: GRPC.UNAVAILABLE,
+  IRIS_DEADLINE_EXCEEDED: GRPC.DEADLINE_EXCEEDED,
+  IRIS_CANCELLED: GRPC.CANCELLED,
+  IRIS_INTERNAL: GRPC.INTERNAL,
 };
 
 // Reverse direction for errors that arrive without our metadata (e.g. a connection failure).
 const CODE_FOR_STATUS = new Map<status, IrisErrorCode>([
-  [status.INVALID_ARGUMENT, 'IRIS_INVALID_ARGUMENT'],
-  [status.OUT_OF_RANGE, 'IRIS_INVALID_ARGUMENT'],
-  [status.NOT_FOUND, 'IRIS_NOT_FOUND'],
-  [status.ALREADY_EXISTS, 'IRIS_ALREADY_EXISTS'],
-  [status.FAILED_PRECONDITION, 'IRIS_FAILED_PRECONDITION'],
-  [status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED'],
-  [status.PERMISSION_DENIED, 'IRIS_UNAUTHENTICATED'],
-  [status.RESOURCE_EXHAUSTED, 'IRIS_INSUFFICIENT_RESOURCES'],
-  [status.UNAVAILABLE, 'IRIS_UNAVAILABLE'],
-  [status.DEADLINE_EXCEEDED, 'IRIS_DEADLINE_EXCEEDED'],
-  [status.CANCELLED, 'IRIS_CANCELLED'],
+  [GRPC.INVALID_ARGUMENT, 'IRIS_INVALID_ARGUMENT'],
+  [GRPC.OUT_OF_RANGE, 'IRIS_INVALID_ARGUMENT'],
+  [GRPC.NOT_FOUND, 'IRIS_NOT_FOUND'],
+  [GRPC.ALREADY_EXISTS, 'IRIS_ALREADY_EXISTS'],
+  [GRPC.FAILED_PRECONDITION, 'IRIS_FAILED_PRECONDITION'],
+  [GRPC.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED'],
+  [GRPC.PERMISSION_DENIED, 'IRIS_UNAUTHENTICATED'],
+  [GRPC.RESOURCE_EXHAUSTED, 'IRIS_INSUFFICIENT_RESOURCES'],
+  [GRPC.UNAVAILABLE, 'IRIS_UNAVAILABLE'],
+  [GRPC.DEADLINE_EXCEEDED, 'IRIS_DEADLINE_EXCEEDED'],
+  [GRPC.CANCELLED, 'IRIS_CANCELLED'],
 ]);
 
 const ALL_CODES = new Set(Object.keys(IRIS_ERROR_GRPC_STATUS));
@@ -100,10 +120,13 @@ const RESOURCE_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL']);
 /** Errno codes of storage that is there but cannot be used right now. */
 const UNAVAILABLE_ERRNOS = new Set(['EROFS', 'EIO', 'EMFILE', 'ENFILE', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_READONLY']);
 
+const require = createRequire(import.meta.url);
+
 /** The gRPC status and trailing metadata a server sends for `e` (any thrown value). */
 export function grpcStatusOfError(e: unknown): { code: status; details: string; metadata: Metadata } {
   const err = IrisError.from(e);
-  const metadata = new Metadata();
+  const { Metadata: GrpcMetadata } = require('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
+  const metadata = new GrpcMetadata();
   metadata.set(IRIS_ERROR_CODE_METADATA_KEY, err.code);
   return { code: IRIS_ERROR_GRPC_STATUS[err.code], details: err.message, metadata };
 }

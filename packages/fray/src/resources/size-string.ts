@@ -1,4 +1,4 @@
-import { IrisError, parseSize } from '@marin/iris';
+import { IrisError, parseSize } from '@marin/iris/core';
 import { FrayError } from '../errors.js';
 
 /**

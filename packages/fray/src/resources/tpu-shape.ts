@@ -1,5 +1,5 @@
-import { findTpuTopology, listTpuVariants } from '@marin/iris';
-import type { TpuTopology } from '@marin/iris';
+import { findTpuTopology, listTpuVariants } from '@marin/iris/core';
+import type { TpuTopology } from '@marin/iris/core';
 import { FrayError } from '../errors.js';
 
 /**

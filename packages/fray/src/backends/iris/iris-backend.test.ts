@@ -143,3 +143,16 @@ describe('createIrisBackend().toJobSpec()', () => {
     await expect(backend.submit({ name: 'c', entrypoint: Entrypoint.fromCallable(() => 1) })).rejects.toMatchObject({ code: 'FRAY_ENTRYPOINT_NOT_PORTABLE' });
   });
 });
+
+describe('createIrisBackend({ controller })', () => {
+  it('rejects an address that is not host:port at once', () => {
+    expect(() => createIrisBackend({ controller: 'no-port', workspace, logger: silentLogger })).toThrow(
+      expect.objectContaining({ code: 'FRAY_INVALID_ARGUMENT' }),
+    );
+  });
+
+  it('connects on first use: a backend that never called its controller closes cleanly', async () => {
+    const backend = createIrisBackend({ controller: '127.0.0.1:1', workspace, logger: silentLogger });
+    await expect(backend.close()).resolves.toBeUndefined();
+  });
+});

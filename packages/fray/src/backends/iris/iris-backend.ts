@@ -1,4 +1,4 @@
-import { buildSetupCommands, createBundle, createIrisClient, irisContext } from '@marin/iris';
+import { buildSetupCommands, irisContext } from '@marin/iris/core';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,11 +82,8 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
     if (address === undefined || address === '') {
       throw new FrayError('FRAY_INVALID_ARGUMENT', 'no Iris controller: pass controller ("host:port") or irisClient, or set IRIS_CONTROLLER_ADDRESS');
     }
-    try {
-      client = createIrisClient({ address, ...(config.token === undefined ? {} : { token: config.token }) });
-    } catch (e) {
-      throw frayErrorOfIris(e, `connect to "${address}"`);
-    }
+    if (!/^.+:\d+$/.test(address)) throw new FrayError('FRAY_INVALID_ARGUMENT', `invalid Iris controller address "${address}": use "host:port"`);
+    client = connectOnFirstUse(address, config.token);
   }
   const logger = config.logger ?? stderrLogger;
   let workspaceRoot = config.workspace;
@@ -113,7 +110,7 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
   const workspaceBundle = (root: string): Promise<string> => {
     let id = bundles.get(root);
     if (id === undefined) {
-      id = (async () => client.uploadBundle(await createBundle({ root })))().catch((e: unknown) => {
+      id = (async () => client.uploadBundle(await (await loadIris()).createBundle({ root })))().catch((e: unknown) => {
         bundles.delete(root);
         throw frayErrorOfIris(e, `upload of the workspace bundle from "${root}"`);
       });
@@ -226,6 +223,37 @@ export function createIrisBackend(options: IrisBackendOptions = {}): IrisBackend
     },
   };
   return backend;
+}
+
+/**
+ * `@marin/iris` itself (its client, gRPC and the bundle packer) loads when a backend first talks to a controller,
+ * so importing Fray, or running jobs only locally, never loads gRPC.
+ */
+function loadIris(): Promise<typeof import('@marin/iris')> {
+  return import('@marin/iris');
+}
+
+/** A client for `address` that loads `@marin/iris` and connects on its first call. */
+function connectOnFirstUse(address: string, token: string | undefined): IrisJobClient {
+  let connected: Promise<IrisJobClient> | undefined;
+  const connect = (): Promise<IrisJobClient> =>
+    (connected ??= loadIris()
+      .then(({ createIrisClient }) => createIrisClient({ address, ...(token === undefined ? {} : { token }) }))
+      .catch((e: unknown) => {
+        throw frayErrorOfIris(e, `connect to "${address}"`);
+      }));
+  return {
+    launchJob: async (...args) => (await connect()).launchJob(...args),
+    getJob: async (...args) => (await connect()).getJob(...args),
+    getJobStates: async (...args) => (await connect()).getJobStates(...args),
+    terminateJob: async (...args) => (await connect()).terminateJob(...args),
+    fetchLogs: async (...args) => (await connect()).fetchLogs(...args),
+    uploadBundle: async (...args) => (await connect()).uploadBundle(...args),
+    close: async () => {
+      // A client that never connected has nothing to close.
+      await connected?.then((c) => c.close(), () => undefined);
+    },
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { canonicalGpuVariant, resolveCoscheduling } from '@marin/iris';
-import type { Constraint, Coscheduling } from '@marin/iris';
+import { canonicalGpuVariant, resolveCoscheduling } from '@marin/iris/core';
+import type { Constraint, Coscheduling } from '@marin/iris/core';
 import { FrayError } from '../../errors.js';
 import type { BinaryEntrypoint, Entrypoint, ModuleEntrypoint } from '../../request/entrypoint.js';
 import type { ResolvedJobRequest } from '../../request/job-request.js';
