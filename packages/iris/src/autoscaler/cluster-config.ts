@@ -86,6 +86,17 @@ export const PlatformConfigSchema = z.discriminatedUnion('kind', [
     queued_resources: z.boolean().default(true),
     /** npm package spec the startup script installs on each VM. @default "@marin/iris" */
     iris_package: z.string().min(1).default('@marin/iris'),
+    /** Cluster name, the `iris-cluster` label of every node; only nodes with it are adopted. @default "iris" */
+    cluster: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, { message: 'must match [a-z][a-z0-9_-]{0,62}' }).default('iris'),
+    /** VPC network. @default "default" */
+    network: z.string().min(1).default('default'),
+    subnetwork: z.string().min(1).optional(),
+    /** External IPs on the VMs (the startup script downloads Node and the worker package). @default true */
+    enable_external_ips: z.boolean().default(true),
+    /** Service account email the VMs run as. @default the project's default compute account */
+    service_account: z.string().min(1).optional(),
+    /** TPU API root. @default "https://tpu.googleapis.com" */
+    tpu_api_endpoint: z.string().url().default('https://tpu.googleapis.com'),
   }),
 ]);
 
@@ -145,6 +156,10 @@ export const ClusterConfigSchema = z
       const platform = g.platform ?? (platformNames.length === 1 ? platformNames[0] : undefined);
       if (platform === undefined || !(platform in config.platforms)) {
         ctx.addIssue({ code: 'custom', path: ['scale_groups', i, 'platform'], message: `names no entry of platforms (${platformNames.join(', ') || 'none'})` });
+      }
+      if (platform !== undefined && config.platforms[platform]?.kind === 'gcp') {
+        if (g.slice.kind !== 'tpu') ctx.addIssue({ code: 'custom', path: ['scale_groups', i, 'slice', 'kind'], message: 'a gcp platform creates TPU slices only' });
+        if (g.zone === undefined) ctx.addIssue({ code: 'custom', path: ['scale_groups', i, 'zone'], message: 'required for a gcp platform' });
       }
       if (g.slice.kind === 'tpu') {
         try {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { startController } from '../controller/controller.js';
 import type { ControllerHandle, ControllerOptions } from '../controller/controller.js';
 import { IrisError } from '../errors.js';
+import { createGcpPlatform } from '../platforms/gcp-platform.js';
 import { createLocalPlatform } from '../platforms/local-platform.js';
 import { createManualPlatform } from '../platforms/manual-platform.js';
 import type { Platform } from '../platforms/platform.js';
@@ -23,8 +24,22 @@ function createPlatform(name: string, config: PlatformConfig, cluster: ClusterCo
         remoteDir: config.remote_dir,
         sshOptions: config.ssh_options,
       });
+    case 'gcp':
+      return createGcpPlatform({
+        project: config.project,
+        zones: [...new Set(cluster.scale_groups.filter((g) => platformNameOf(cluster, g) === name).flatMap((g) => (g.zone ? [g.zone] : [])))],
+        cluster: config.cluster,
+        runtimeVersion: config.runtime_version,
+        queuedResources: config.queued_resources,
+        irisPackage: config.iris_package,
+        network: config.network,
+        ...(config.subnetwork ? { subnetwork: config.subnetwork } : {}),
+        enableExternalIps: config.enable_external_ips,
+        ...(config.service_account ? { serviceAccount: config.service_account } : {}),
+        endpoint: config.tpu_api_endpoint,
+      });
     default:
-      throw new IrisError('IRIS_INVALID_ARGUMENT', `cluster config platforms.${name}: platform kind "${config.kind}" is not available in this build`, { details: { field: `platforms.${name}.kind` } });
+      throw new IrisError('IRIS_INVALID_ARGUMENT', `cluster config platforms.${name}: platform kind "${(config as { kind: string }).kind}" is not available in this build`, { details: { field: `platforms.${name}.kind` } });
   }
 }
 
