@@ -55,6 +55,9 @@ async function openAtomicWriteStream(path: string): Promise<Writable> {
   const tmp = uniqueTempPath(path);
   const fh: FileHandle = await open(tmp, 'w');
   let settled = false;
+  // The rename of a finishing stream; a destroy that arrives meanwhile waits for it, so 'close' is only
+  // emitted once no more file operations are in flight (callers clean up after 'close').
+  let finishing: Promise<unknown> = Promise.resolve();
   return new Writable({
     highWaterMark: 8 * 1024 * 1024,
     write(chunk: Buffer, _enc, cb) {
@@ -65,7 +68,8 @@ async function openAtomicWriteStream(path: string): Promise<Writable> {
     },
     final(cb) {
       settled = true;
-      fh.close()
+      finishing = fh
+        .close()
         .then(() => rename(tmp, path))
         .then(
           () => cb(),
@@ -76,7 +80,7 @@ async function openAtomicWriteStream(path: string): Promise<Writable> {
     },
     destroy(err, cb) {
       if (settled) {
-        cb(err);
+        void finishing.finally(() => cb(err));
         return;
       }
       settled = true;
