@@ -14,13 +14,9 @@ import type { ProgressReporter, ProgressStream } from './progress/progress-repor
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
 import { boundedMap } from './run/bounded-map.js';
-import {
-  buildExperimentInfo,
-  buildStepInfo,
-  experimentInfoPath,
-  infoFileText,
-  writeTextFile,
-} from './run/info-files.js';
+import { buildStepInfo, experimentInfoPath } from './run/info-files.js';
+import { writeOwnInfo, writeRunInfos } from './run/info-writer.js';
+import type { InfoWriterContext } from './run/info-writer.js';
 import { parseRunOptions } from './run/run-options.js';
 import type { RunConfig, RunOptions } from './run/run-options.js';
 import { describeFailure } from './run/run-report.js';
@@ -30,10 +26,10 @@ import { planSelection } from './run/step-selection.js';
 import { DispatchStepRunner } from './run/dispatch-step-runner.js';
 import type { StepRunner } from './run/step-runner.js';
 import { runUnderLease } from './status/lease-loop.js';
-import { fileUnder, INFO_FILE, readStatus } from './status/status-store.js';
-import { isFailedStatus, STATUS_RUNNING, STATUS_SUCCESS } from './status/status.js';
+import { readStatus } from './status/status-store.js';
+import { isFailedStatus, STATUS_SUCCESS } from './status/status.js';
 import type { StepStatus } from './status/status.js';
-import { readInfoText, verifyOnHit } from './status/verify-on-hit.js';
+import { verifyOnHit } from './status/verify-on-hit.js';
 import { VersionGraph } from './versioning/version-graph.js';
 
 /** Constructor options of {@link Executor}. */
@@ -233,7 +229,7 @@ export class Executor {
       for (const line of formatPlan(plans)) this.logger.info(line);
       return new Map(this.graph.outputPaths);
     }
-    await this.writeInfos(prepared);
+    this.infoPath = await writeRunInfos(this.infoContext, prepared);
     await this.schedule(prepared);
     return new Map(this.graph.outputPaths);
   }
@@ -322,42 +318,8 @@ export class Executor {
     });
   }
 
-  private async writeInfos(prepared: PreparedRun): Promise<void> {
-    const all = this.graph.steps;
-    const infos = all.map((s) => buildStepInfo(this.graph, s));
-    await boundedMap(all, IO_CONCURRENCY, async (step, i) => {
-      // A SUCCESS output keeps the info of the run that wrote it, and a RUNNING one is the
-      // holder's to describe (it writes its info under the lease, see writeOwnInfo).
-      const status = prepared.statuses.get(step);
-      if (prepared.keepInfo.has(step) || status === STATUS_SUCCESS || status === STATUS_RUNNING) return;
-      await this.writeInfoIfChanged(step, infoFileText(infos[i], this.logger));
-    });
-    this.infoPath = experimentInfoPath(this.executorInfoBasePath, infos);
-    const experiment = await buildExperimentInfo(this.prefix, infos);
-    const nothingToRun = prepared.stepsToRun.every((s) => prepared.statuses.get(s) === STATUS_SUCCESS);
-    try {
-      await writeTextFile(this.infoPath, infoFileText(experiment, this.logger));
-    } catch (e) {
-      // A fully built prefix can be re-run read-only: nothing else would be written.
-      if (!(nothingToRun && RiggingError.hasCode(e, 'RIGGING_PERMISSION_DENIED'))) throw e;
-      this.logger.warn(`every step has already succeeded and ${this.infoPath} cannot be written (${e.message}); continuing read-only`);
-    }
-  }
-
-  /** Writes `<out>/.executor_info` unless it already holds exactly `text` (no-op re-runs touch no mtimes). */
-  private async writeInfoIfChanged(step: ExecutorStep, text: string): Promise<void> {
-    const out = this.graph.outputPaths.get(step)!;
-    if ((await readInfoText(out).catch(() => null)) === text) return;
-    await writeTextFile(fileUnder(out, INFO_FILE), text);
-  }
-
-  /**
-   * The holder of a step's lease writes its own `.executor_info` after acquiring and again right
-   * before SUCCESS, so the info always describes the run that wrote SUCCESS, even when another
-   * executor with different unversioned config values wrote its info meanwhile.
-   */
-  private async writeOwnInfo(step: ExecutorStep): Promise<void> {
-    await this.writeInfoIfChanged(step, infoFileText(buildStepInfo(this.graph, step), this.logger));
+  private get infoContext(): InfoWriterContext {
+    return { graph: this.graph, logger: this.logger, prefix: this.prefix, executorInfoBasePath: this.executorInfoBasePath, ioConcurrency: IO_CONCURRENCY };
   }
 
   private async schedule(prepared: PreparedRun): Promise<void> {
@@ -493,7 +455,7 @@ export class Executor {
       verifyHit: async () => {
         await verifyOnHit(this.verifyTarget(step), this.logger);
       },
-      writeInfo: () => this.writeOwnInfo(step),
+      writeInfo: () => writeOwnInfo(this.infoContext, step),
       attempt: (signal) =>
         this.runner.run({
           step,
