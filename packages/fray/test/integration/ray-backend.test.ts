@@ -1,16 +1,20 @@
 // The Ray backend against a real Ray head (ray[default] from packages/fray/python/ray.lock), one head for the file.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Entrypoint, ResourceConfig, createRayClient, silentLogger } from '@marin/fray';
-import type { RayClient } from '@marin/fray';
+import { Entrypoint, ResourceConfig, createRayClient, isFinished, silentLogger } from '@marin/fray';
+import type { RayClient, RayJobHandle } from '@marin/fray';
 import { startRayHead } from '@marin/fray/testing';
 import type { RayHead } from '@marin/fray/testing';
 import { clientContract } from '../contracts/client.contract.js';
+import { pythonEnvContract } from '../contracts/python-env.contract.js';
 
 let head: RayHead | null = null;
 const opened: RayClient[] = [];
+// The head runs on this machine, so its one node keeps the environments of pythonEnv jobs here.
+const pythonEnvCacheDir = mkdtempSync(join(tmpdir(), 'fray-pyenv-ray-'));
 
 beforeAll(async () => {
   head = await startRayHead({ numCpus: 2, resources: { TPU: 4, 'TPU-v4-8-head': 1 } });
@@ -19,16 +23,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(opened.splice(0).map((c) => c.close()));
   await head?.close();
+  rmSync(pythonEnvCacheDir, { recursive: true, force: true });
 }, 60_000);
 
 function open(): RayClient {
   if (head === null) throw new Error('the Ray head did not start');
-  const client = createRayClient({ address: head.address, python: head.python, logger: silentLogger, jobPrefix: `t${Date.now().toString(36)}-` });
+  const client = createRayClient({ address: head.address, python: head.python, logger: silentLogger, jobPrefix: `t${Date.now().toString(36)}-`, pythonEnvCacheDir });
   opened.push(client);
   return client;
 }
 
 clientContract('ray', open);
+
+pythonEnvContract('ray', {
+  open,
+  envRoot: () => pythonEnvCacheDir,
+  isBuildLine: (l) => l.startsWith('[python-env] building Python'),
+  isReuseLine: (l) => l.startsWith('[python-env] reusing Python'),
+});
 
 const uniq = (base: string) => `${base}-${Math.random().toString(16).slice(2, 8)}`;
 
@@ -102,4 +114,48 @@ describe('Ray backend', () => {
     expect(logs.some((l) => l.endsWith('[task 0] replica 0 of 2'))).toBe(true);
     expect(logs.some((l) => l.endsWith('[task 1] replica 1 of 2'))).toBe(true);
   });
+
+  it('stops the jobs a job submitted from inside itself when the job is terminated through its handle', async () => {
+    await using client = open();
+    const { parent, child } = await parentWithLongChild(client);
+    await parent.terminate();
+    expect(await parent.wait({ raiseOnFailure: false })).toBe('stopped');
+    expect(await child.wait({ raiseOnFailure: false, timeoutMs: 30_000 })).toBe('stopped');
+    expect(await child.info()).toMatchObject({ metadata: { fray_parent: parent.jobId } });
+  });
+
+  it('stops a job\'s children when Ray itself stops the job (SIGTERM to its entrypoint)', async () => {
+    await using client = open();
+    const { parent, child } = await parentWithLongChild(client);
+    // Ray's own CLI: nothing of Fray's client side runs, so only the parent process can stop its child.
+    execFileSync('ray', ['job', 'stop', '--address', client.address, parent.jobId], { env: { ...process.env, ...head?.env }, stdio: 'ignore' });
+    expect(await parent.wait({ raiseOnFailure: false })).toBe('stopped');
+    expect(await child.wait({ raiseOnFailure: false, timeoutMs: 30_000 })).toBe('stopped');
+  });
 });
+
+/** A module job whose export submits a minute-long child through currentClient(); resolves once the child runs. */
+async function parentWithLongChild(client: RayClient): Promise<{ parent: RayJobHandle; child: RayJobHandle }> {
+  const dir = mkdtempSync(join(tmpdir(), 'fray-ray-tree-'));
+  try {
+    const out = join(dir, 'child.json');
+    const parent = await client.submit({
+      name: uniq('tree'),
+      entrypoint: Entrypoint.fromModule({ module: 'packages/fray/test/fixtures/jobs.ts', exportName: 'submitLongChild', args: { out } }),
+      resources: ResourceConfig.withCpu({ cpu: 0.5, ram: '256m' }),
+    });
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(out)) {
+      if (Date.now() > deadline || isFinished(await parent.status())) {
+        await parent.terminate();
+        throw new Error(`the parent never submitted its child: ${(await parent.logs()).join('\n')}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const child = client.handle((JSON.parse(readFileSync(out, 'utf8')) as { childId: string }).childId);
+    await expect.poll(() => child.status(), { timeout: 30_000, interval: 200 }).toBe('running');
+    return { parent, child };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -7,13 +7,17 @@ import { FRAY_JOB_ENV } from '../../client/job-context.js';
 import { FrayError, JobAlreadyExists } from '../../errors.js';
 import type { JobRequest } from '../../request/job-request.js';
 import { resolveJobRequest } from '../../request/job-request.js';
+import { validatePythonEnvSpec } from '../../request/python-env-spec.js';
+import type { PythonEnvSpec } from '../../request/python-env-spec.js';
 import { readDependencyGroups, resolveDependencyGroups } from '../../remote/dependency-groups.js';
 import { findWorkspaceRoot } from '../../runner/workspace-root.js';
 import { FRAY_RAY_ADDRESS_ENV, rayAddressFromEnv, rayDashboardUrl, rayHeadersFromEnv } from './ray-address.js';
 import { RayJobHandle } from './ray-job-handle.js';
 import { RayJobsApi } from './ray-jobs-api.js';
 import type { RayJobInfo } from './ray-jobs-api.js';
+import { PYTHON_ENV_SPEC_ENV } from './python-env-launcher.js';
 import { buildRaySubmission } from './ray-submission.js';
+import { stopWithProcess } from './stop-with-process.js';
 import type { RayJobSubmission } from './ray-submission.js';
 
 /** Options of {@link createRayClient}. */
@@ -33,6 +37,11 @@ export interface RayClientOptions {
   runtimeEnv?: Record<string, unknown>;
   /** The cluster's Python that imports `ray`; runs the driver of gang jobs (replicas > 1). @default 'python' */
   python?: string;
+  /**
+   * Where the cluster's nodes build and keep the Python environments of jobs with a `pythonEnv` (a path on the
+   * nodes). @default each node's `MARIN_PYTHON_ENV_CACHE`, else `~/.cache/marin/python-envs`
+   */
+  pythonEnvCacheDir?: string;
   /** Per-request timeout of the Jobs API. @default 30000 */
   requestTimeoutMs?: number;
   /** Receives warnings (failures returned without raising, ignored fields). @default stderr */
@@ -46,6 +55,7 @@ const OptionsSchema = z.strictObject({
   jobPrefix: z.string().regex(/^[A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
   runtimeEnv: z.record(z.string(), z.unknown()).optional(),
   python: z.string().min(1).default('python'),
+  pythonEnvCacheDir: z.string().min(1).optional(),
   requestTimeoutMs: z.number().int().positive().default(30_000),
   logger: z.custom<FrayLogger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
 });
@@ -65,9 +75,27 @@ export interface RayClient extends Client {
   list(options?: { all?: boolean }): Promise<RayJobInfo[]>;
 }
 
-function defaultJobPrefix(env: NodeJS.ProcessEnv): string {
+/** The submission id of the Fray job on Ray this process runs in, or `null` outside one. */
+function parentJobId(env: NodeJS.ProcessEnv): string | null {
   const parent = env[FRAY_JOB_ENV.jobId];
-  if (env[FRAY_RAY_ADDRESS_ENV] !== undefined && parent !== undefined && parent !== '') return `${parent}.`;
+  return env[FRAY_RAY_ADDRESS_ENV] !== undefined && parent !== undefined && parent !== '' ? parent : null;
+}
+
+/** The Python environment of the Fray job on Ray this process runs in (its children inherit it), or `undefined`. */
+function inheritedPythonEnv(env: NodeJS.ProcessEnv): PythonEnvSpec | undefined {
+  const raw = env[PYTHON_ENV_SPEC_ENV];
+  if (raw === undefined || raw === '' || parentJobId(env) === null) return undefined;
+  try {
+    const spec = JSON.parse(raw) as Partial<PythonEnvSpec>;
+    return validatePythonEnvSpec({ lock: String(spec.lock), name: String(spec.name), pythonVersion: String(spec.pythonVersion) });
+  } catch {
+    return undefined;
+  }
+}
+
+function defaultJobPrefix(env: NodeJS.ProcessEnv): string {
+  const parent = parentJobId(env);
+  if (parent !== null) return `${parent}.`;
   let user = 'user';
   try {
     user = env['USER'] ?? userInfo().username;
@@ -107,13 +135,12 @@ export function createRayClient(options: RayClientOptions = {}, env: NodeJS.Proc
   let closed = false;
   let warnedImage = false;
 
+  const parentId = parentJobId(env);
+  const parentPythonEnv = inheritedPythonEnv(env);
+
   const toSubmission = (request: JobRequest): RayJobSubmission => {
-    const resolved = resolveJobRequest(request);
-    if (resolved.pythonEnv !== undefined) {
-      throw new FrayError('FRAY_INVALID_ARGUMENT', `job "${resolved.name}" asks for a Python environment, which the Ray backend does not build; use runtimeEnv (pip or uv) or a cluster image with the packages`, {
-        details: { field: 'pythonEnv' },
-      });
-    }
+    // A child job without its own environment runs in its parent's, as on Iris.
+    const resolved = resolveJobRequest(request.pythonEnv === undefined && parentPythonEnv !== undefined ? { ...request, pythonEnv: parentPythonEnv } : request);
     if ((resolved.environment.dependencyGroups?.length ?? 0) > 0) {
       // Nothing is installed (jobs run in place), but a misspelt group must still fail at submit.
       resolveDependencyGroups(resolved.environment.dependencyGroups, resolved.resources.device, readDependencyGroups(resolved.environment.workspace ?? workspace()));
@@ -128,6 +155,8 @@ export function createRayClient(options: RayClientOptions = {}, env: NodeJS.Proc
       env: { [FRAY_RAY_ADDRESS_ENV]: baseUrl },
       runtimeEnv: config.runtimeEnv ?? {},
       python: config.python,
+      ...(config.pythonEnvCacheDir === undefined ? {} : { pythonEnvCacheDir: config.pythonEnvCacheDir }),
+      ...(parentId === null ? {} : { parentId }),
     });
   };
 
@@ -155,6 +184,8 @@ export function createRayClient(options: RayClientOptions = {}, env: NodeJS.Proc
       }
       const h = handle(id);
       handles.push(h);
+      // Inside a Fray job on Ray, children must not outlive this process when Ray stops it.
+      if (parentId !== null) stopWithProcess(api, id);
       return h;
     },
 

@@ -3,6 +3,8 @@ import type { FrayLogger } from '../../client/logger.js';
 import { isFinished } from '../../client/job-status.js';
 import type { JobStatus } from '../../client/job-status.js';
 import { FrayError, JobFailed, WaitTimeout } from '../../errors.js';
+import { stopJobTrees } from './job-tree.js';
+import { PYTHON_ENV_FAILED_EXIT, pythonEnvFailureOf } from './python-env-launcher.js';
 import type { RayJobInfo, RayJobState, RayJobsApi } from './ray-jobs-api.js';
 
 /** First sleep of `wait()`'s polling on Ray. */
@@ -82,12 +84,14 @@ export class RayJobHandle implements JobHandle {
       status = this.statusOf(info);
     }
     if (status === 'failed' || status === 'stopped') {
-      const message = `Job ${this.jobId} ${info.state}: ${info.message.split('\n')[0] ?? ''}`;
+      const envFailure = info.exitCode === PYTHON_ENV_FAILED_EXIT ? pythonEnvFailureOf(await this.logs({ maxLines: 200 }).catch(() => [] as string[])) : null;
+      const reason =
+        envFailure === null ? (info.message.split('\n')[0] ?? '') : `cannot build the Python environment of "${envFailure.lock}": ${envFailure.errorText}`;
+      const message = `Job ${this.jobId} ${info.state}: ${reason}`;
       if (raiseOnFailure) {
         const logTail = await this.logs({ maxLines: 50 }).catch(() => [] as string[]);
-        const cause = new FrayError('FRAY_JOB_FAILED', info.message || info.state, {
-          details: { state: info.state, errorType: info.errorType, exitCode: info.exitCode, logTail },
-        });
+        const details = { state: info.state, errorType: info.errorType, exitCode: info.exitCode, logTail, ...(envFailure ?? {}) };
+        const cause = new FrayError('FRAY_JOB_FAILED', envFailure === null ? info.message || info.state : reason, { details });
         throw new JobFailed(this.jobId, status, message, cause);
       }
       this.logger.warn(message);
@@ -126,9 +130,14 @@ export class RayJobHandle implements JobHandle {
     }
   }
 
-  /** `POST /api/jobs/{id}/stop`; a no-op on a finished job. */
+  /**
+   * Stops the job (`POST /api/jobs/{id}/stop`) and then every unfinished job it submitted from inside itself,
+   * transitively (`metadata.fray_parent`), as Iris stops a job with its children. A no-op on a finished job
+   * without live descendants.
+   */
   async terminate(): Promise<void> {
-    if (await this.api.stop(this.jobId)) this.stopAccepted = true;
+    const { rootsAccepted } = await stopJobTrees(this.api, [this.jobId]);
+    if (rootsAccepted[0] === true) this.stopAccepted = true;
   }
 }
 

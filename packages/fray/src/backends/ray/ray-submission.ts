@@ -5,6 +5,7 @@ import { tpuShape } from '../../resources/tpu-shape.js';
 import { withDeviceDefaults } from '../iris/device-env.js';
 import { irisCommandOf } from '../iris/launch-plan.js';
 import { GANG_DRIVER_ENV, GANG_DRIVER_SOURCE, GANG_SPEC_ENV } from './gang-driver.js';
+import { PYTHON_ENV_LAUNCHER_ENV, PYTHON_ENV_SPEC_ENV, launchedPythonEnv, pythonEnvLauncherSource, withPythonEnvLauncher } from './python-env-launcher.js';
 import { shellJoin, shellQuote } from './shell-quote.js';
 
 /** The body of Ray's `POST /api/jobs/` (Ray's field names). */
@@ -40,6 +41,10 @@ export interface RaySubmissionOptions {
   readonly runtimeEnv: Readonly<Record<string, unknown>>;
   /** The Python on the cluster that can `import ray`, for the gang driver. */
   readonly python: string;
+  /** Where nodes build and keep the environments of jobs with a `pythonEnv`. @default each node's own default */
+  readonly pythonEnvCacheDir?: string;
+  /** Fray's id of the job that submits this one (inside a Fray job on Ray), kept as `metadata.fray_parent`. */
+  readonly parentId?: string;
 }
 
 /** The custom resource Ray's TPU support puts on the first VM of every slice. */
@@ -64,13 +69,16 @@ export function rayResourcesOf(resources: ResourceConfig): RayResources {
  * (`entrypoint_num_cpus`, `_num_gpus`, `_memory`, `_resources` with `TPU` and, for a one-VM slice, the slice's
  * `TPU-<variant>-head`); a gang (replicas > 1) is one job whose Python driver places the replicas in a placement
  * group. The entrypoint `cd`s to the workdir, writes the command's files into a private temp dir and runs the
- * command with every argument shell-quoted.
+ * command with every argument shell-quoted. A job with a `pythonEnv` runs its command through the Python-environment
+ * launcher (`python-env-launcher.ts`), which builds or finds the environment on the node first.
  *
  * @throws {FrayError} FRAY_ENTRYPOINT_NOT_PORTABLE for a callable without `reentry`
  */
 export function buildRaySubmission(request: ResolvedJobRequest, options: RaySubmissionOptions): RayJobSubmission {
-  const { argv, workdirFiles } = irisCommandOf(request.entrypoint, request.name);
-  const { resources, replicas } = request;
+  const command = irisCommandOf(request.entrypoint, request.name);
+  const { workdirFiles } = command;
+  const { resources, replicas, pythonEnv } = request;
+  const argv = pythonEnv === undefined ? command.argv : withPythonEnvLauncher(command.argv);
   const env: Record<string, string> = {
     ...withDeviceDefaults(request.environment.envVars ?? {}, resources.device),
     ...options.env,
@@ -79,6 +87,12 @@ export function buildRaySubmission(request: ResolvedJobRequest, options: RaySubm
     [FRAY_JOB_ENV.numTasks]: String(replicas),
   };
   const metadata: Record<string, string> = { fray_name: request.name, fray_replicas: String(replicas) };
+  if (options.parentId !== undefined) metadata['fray_parent'] = options.parentId;
+  if (pythonEnv !== undefined) {
+    env[PYTHON_ENV_SPEC_ENV] = JSON.stringify(launchedPythonEnv(pythonEnv, options.pythonEnvCacheDir));
+    env[PYTHON_ENV_LAUNCHER_ENV] = pythonEnvLauncherSource();
+    metadata['fray_python_env'] = pythonEnv.name;
+  }
   const runtimeEnv = { ...options.runtimeEnv, env_vars: env };
   const ray = rayResourcesOf(resources);
   const cd = `cd ${shellQuote(options.workdir)}`;
