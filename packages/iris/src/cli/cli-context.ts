@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createIrisClient } from '../client/iris-client.js';
+import type { IrisClient } from '../client/iris-client.js';
 import { IrisError } from '../errors.js';
+import { explainControllerError } from './cli-errors.js';
 
 /** Where the CLI writes what it prints; injectable so tests and embedders can capture it. */
 export interface CliIo {
@@ -50,14 +52,20 @@ export function readLocalClusterRecord(env: NodeJS.ProcessEnv): LocalClusterReco
 
 /** True when a controller answers `GetClusterStatus` at `address` within `timeoutMs`. */
 export async function controllerAnswers(address: string, token: string | undefined, timeoutMs = 2000): Promise<boolean> {
-  const client = createIrisClient({ address, token, deadlineMs: timeoutMs });
+  const client = createIrisClient({ address, token });
   try {
-    await client.clusterStatus();
+    return await answers(client, timeoutMs);
+  } finally {
+    await client.close();
+  }
+}
+
+async function answers(client: IrisClient, timeoutMs: number): Promise<boolean> {
+  try {
+    await client.clusterStatus({ timeoutMs });
     return true;
   } catch {
     return false;
-  } finally {
-    await client.close();
   }
 }
 
@@ -71,20 +79,56 @@ export interface ResolvedController {
   readonly inPlace: boolean;
 }
 
+/** A resolved controller with an open client; closing it closes the client. */
+export interface ControllerConnection extends AsyncDisposable {
+  readonly controller: ResolvedController;
+  readonly client: IrisClient;
+  /** Runs `fn` with the client; a transport failure comes back as one readable line naming the address. */
+  use<T>(fn: (client: IrisClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+function connection(controller: ResolvedController, client: IrisClient): ControllerConnection {
+  const close = () => client.close();
+  const use = async <T>(fn: (c: IrisClient) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(client);
+    } catch (e) {
+      throw explainControllerError(e, controller.address);
+    }
+  };
+  return { controller, client, use, close, [Symbol.asyncDispose]: close };
+}
+
 /**
  * Controller resolution: `--controller` → `IRIS_CONTROLLER_ADDRESS` → the recorded local
- * cluster if it answers → undefined (only `job run` may then start an embedded cluster).
+ * cluster if it answers → undefined (only `job run` may then start an embedded cluster). The client
+ * that checked the local cluster is the one returned, so a command pays for one connection.
  */
-export async function resolveController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ResolvedController | undefined> {
+export async function connectController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ControllerConnection | undefined> {
   const token = env['IRIS_AUTH_TOKEN'] || undefined;
-  if (flag) return { address: flag, token, source: 'flag', inPlace: false };
-  if (env['IRIS_CONTROLLER_ADDRESS']) return { address: env['IRIS_CONTROLLER_ADDRESS'], token, source: 'env', inPlace: false };
+  if (flag) return connection({ address: flag, token, source: 'flag', inPlace: false }, createIrisClient({ address: flag, token }));
+  const fromEnv = env['IRIS_CONTROLLER_ADDRESS'];
+  if (fromEnv) return connection({ address: fromEnv, token, source: 'env', inPlace: false }, createIrisClient({ address: fromEnv, token }));
   const record = readLocalClusterRecord(env);
-  if (record && (await controllerAnswers(record.address, record.authToken ?? token))) {
-    return { address: record.address, token: record.authToken ?? token, source: 'local', inPlace: record.bundles !== true };
+  if (!record) return undefined;
+  const recordToken = record.authToken ?? token;
+  const client = createIrisClient({ address: record.address, token: recordToken });
+  if (!(await answers(client, 2000))) {
+    await client.close();
+    return undefined;
   }
-  return undefined;
+  return connection({ address: record.address, token: recordToken, source: 'local', inPlace: record.bundles !== true }, client);
 }
+
+/** Like {@link connectController}, without keeping the client. */
+export async function resolveController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ResolvedController | undefined> {
+  const c = await connectController(flag, env);
+  await c?.close();
+  return c?.controller;
+}
+
+const NO_CONTROLLER = 'no controller configured; start one with `iris cluster start --local`';
 
 /**
  * Like {@link resolveController} but required.
@@ -92,7 +136,17 @@ export async function resolveController(flag: string | undefined, env: NodeJS.Pr
  */
 export async function requireController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ResolvedController> {
   const c = await resolveController(flag, env);
-  if (!c) throw new IrisError('IRIS_UNAVAILABLE', 'no controller configured; start one with `iris cluster start --local`');
+  if (!c) throw new IrisError('IRIS_UNAVAILABLE', NO_CONTROLLER);
+  return c;
+}
+
+/**
+ * Like {@link connectController} but required.
+ * @throws {IrisError} IRIS_UNAVAILABLE "no controller configured; start one with `iris cluster start --local`".
+ */
+export async function requireConnection(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ControllerConnection> {
+  const c = await connectController(flag, env);
+  if (!c) throw new IrisError('IRIS_UNAVAILABLE', NO_CONTROLLER);
   return c;
 }
 

@@ -11,6 +11,7 @@ import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRe
 import type { ClusterConfig } from '../autoscaler/cluster-config.js';
 import type { GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
 import type { CliIo } from './cli-context.js';
+import { explainControllerError } from './cli-errors.js';
 import { formatTable } from './cli-format.js';
 import { parseNumberFlag } from './cli-options.js';
 
@@ -142,9 +143,9 @@ export async function clusterStatusCommand(flags: { controller?: string; json?: 
   const client = createIrisClient({ address: resolved.address, token: resolved.token });
   const admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
   try {
-    const status = await client.clusterStatus();
-    const workers = await client.listWorkers();
-    const autoscaler = await admin.autoscalerStatus();
+    const [status, workers, autoscaler] = await Promise.all([client.clusterStatus(), client.listWorkers(), admin.autoscalerStatus()]).catch((e: unknown) => {
+      throw explainControllerError(e, resolved.address);
+    });
     if (flags.json) {
       io.stdout(`${JSON.stringify({ address: resolved.address, ...status, workers, autoscaler }, null, 2)}\n`);
       return 0;
@@ -199,7 +200,9 @@ function formatAutoscaler(status: GetAutoscalerStatusResponse, nowMs: number): s
 export async function clusterCheckpointCommand(flags: { controller?: string; json?: boolean }, io: CliIo): Promise<number> {
   const resolved = await requireController(flags.controller, io.env);
   await using admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
-  const info = await admin.checkpointController();
+  const info = await admin.checkpointController().catch((e: unknown) => {
+    throw explainControllerError(e, resolved.address);
+  });
   if (flags.json) io.stdout(`${JSON.stringify(info, null, 2)}\n`);
   else io.stdout(`checkpoint written to ${info.url} (${formatBytes(info.bytes)})\n`);
   return 0;
@@ -224,6 +227,8 @@ export async function clusterDashboardCommand(flags: { controller?: string; open
   let base: string;
   try {
     base = (await client.clusterStatus()).dashboardUrl;
+  } catch (e) {
+    throw explainControllerError(e, resolved.address);
   } finally {
     await client.close();
   }

@@ -1,7 +1,7 @@
-import { createIrisClient } from '../client/iris-client.js';
-import type { JobState } from '../client/job-types.js';
+import type { IrisClient } from '../client/iris-client.js';
+import type { JobState, LogEntry } from '../client/job-types.js';
 import { IrisError } from '../errors.js';
-import { requireController } from './cli-context.js';
+import { requireConnection } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatJobSummary, formatLogLine, formatTable, jobListRow } from './cli-format.js';
 import { parseNumberFlag } from './cli-options.js';
@@ -9,14 +9,9 @@ import { parseNumberFlag } from './cli-options.js';
 const LEVELS: Readonly<Record<string, number>> = { debug: 10, info: 20, warn: 30, warning: 30, error: 40, critical: 50 };
 const STATES = new Set<JobState>(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE']);
 
-async function withClient<T>(controller: string | undefined, io: CliIo, fn: (c: ReturnType<typeof createIrisClient>) => Promise<T>): Promise<T> {
-  const resolved = await requireController(controller, io.env);
-  const client = createIrisClient({ address: resolved.address, token: resolved.token });
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
+async function withClient<T>(controller: string | undefined, io: CliIo, fn: (c: IrisClient) => Promise<T>): Promise<T> {
+  await using connection = await requireConnection(controller, io.env);
+  return await connection.use(fn);
 }
 
 /** `iris job list [--state S] [--prefix P] [--json]`. */
@@ -41,6 +36,7 @@ export interface JobLogsFlags {
   level?: string;
   attempt?: string;
   children: boolean;
+  json?: boolean;
 }
 
 /** `iris job logs JOB [-f] [--since-seconds N] [--tail N] [--grep S] [--level L] [--attempt N] [--no-children]`. */
@@ -56,7 +52,10 @@ export async function jobLogsCommand(jobId: string, flags: JobLogsFlags, io: Cli
     minLevel,
     ...(flags.attempt === undefined ? {} : { attemptId: parseNumberFlag('--attempt', flags.attempt, true) }),
   };
-  const print = (e: Parameters<typeof formatLogLine>[1]) => (e.source === 'stderr' ? io.stderr : io.stdout)(`${formatLogLine(jobId, e)}\n`);
+  // --json: one JSON object per entry, all on stdout, so the stream's order survives a pipe.
+  const print = flags.json
+    ? (e: LogEntry) => io.stdout(`${JSON.stringify(e)}\n`)
+    : (e: LogEntry) => (e.source === 'stderr' ? io.stderr : io.stdout)(`${formatLogLine(jobId, e)}\n`);
   return withClient(flags.controller, io, async (c) => {
     await c.getJob(jobId);
     if (flags.follow) {

@@ -1,4 +1,4 @@
-import { createIrisClient, workspaceRoot } from '../client/iris-client.js';
+import { workspaceRoot } from '../client/iris-client.js';
 import type { IrisClient } from '../client/iris-client.js';
 import type { JobSpec } from '../client/job-spec.js';
 import type { JobInfo } from '../client/job-types.js';
@@ -6,8 +6,9 @@ import { TERMINAL_JOB_STATES } from '../client/job-types.js';
 import { IrisError } from '../errors.js';
 import type { LocalClusterHandle } from '../local-cluster/local-cluster.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { resolveController } from './cli-context.js';
+import { connectController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
+import { explainControllerError } from './cli-errors.js';
 import { formatLogLine } from './cli-format.js';
 import { defaultJobName, parseEnvFlags, parseGpuSpec, parseNumberFlag, parsePriorityFlag } from './cli-options.js';
 
@@ -31,6 +32,30 @@ export interface JobRunFlags {
   priority?: string;
   wait: boolean;
   terminateOnExit: boolean;
+  json?: boolean;
+}
+
+/**
+ * What `iris job run --json` prints on stdout, as one JSON document once the command ends (logs go
+ * to stderr). `exitCode` is the job's (the first failing task's), null while it has none.
+ */
+export interface JobRunResult {
+  readonly jobId: string;
+  readonly state: JobInfo['state'];
+  readonly exitCode: number | null;
+  readonly error: string;
+  readonly tasks: readonly { readonly index: number; readonly state: string; readonly exitCode: number | null }[];
+}
+
+function runResult(job: JobInfo): JobRunResult {
+  const finished = (state: string) => state === 'SUCCEEDED' || state === 'FAILED';
+  return {
+    jobId: job.jobId,
+    state: job.state,
+    exitCode: finished(job.state) ? job.exitCode : null,
+    error: job.error || job.pendingReason,
+    tasks: job.tasks.map((t) => ({ index: t.taskIndex, state: t.state, exitCode: finished(t.state) ? t.exitCode : null })),
+  };
 }
 
 /** Builds the job spec of `iris job run` from its flags and command. */
@@ -69,13 +94,14 @@ export function jobRunSpec(flags: JobRunFlags, command: readonly string[], env: 
 export async function runJobCommand(flags: JobRunFlags, command: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
   const spec = jobRunSpec(flags, command, io.env);
   const inTask = Boolean(io.env['IRIS_TASK_ID']);
-  const resolved = await resolveController(flags.controller, io.env);
+  const connection = await connectController(flags.controller, io.env);
+  const resolved = connection?.controller;
   let cluster: LocalClusterHandle | undefined;
   let client: IrisClient;
   let bundle: 'workspace' | null | undefined;
-  if (resolved) {
-    client = createIrisClient({ address: resolved.address, token: resolved.token });
-    if (resolved.inPlace && !inTask) {
+  if (connection) {
+    client = connection.client;
+    if (connection.controller.inPlace && !inTask) {
       spec.inPlaceWorkdir = process.cwd();
       bundle = null;
     } else if (!inTask) {
@@ -97,13 +123,19 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     spec.inPlaceWorkdir = process.cwd();
     bundle = null;
   }
+  // With --json, stdout carries only the result document; what people read goes to stderr.
+  const out: CliIo = flags.json ? { ...io, stdout: io.stderr } : io;
   try {
-    if (flags.region.length > 0) await warnUnknownRegions(client, flags.region, io);
+    if (flags.region.length > 0) await warnUnknownRegions(client, flags.region, out);
     const jobId = await client.launchJob(spec, { bundle });
-    io.stdout(`${jobId}\n`);
+    out.stdout(`${jobId}\n`);
     if (cluster?.dashboardUrl) io.stderr(`iris: dashboard ${cluster.dashboardUrl}#/job?id=${encodeURIComponent(jobId)}\n`);
-    if (!flags.wait) return 0;
-    return await followToEnd(client, jobId, io, signal, { terminateOnExit: flags.terminateOnExit, failFastUnschedulable: cluster !== undefined || resolved?.source === 'local' });
+    let code = 0;
+    if (flags.wait) code = await followToEnd(client, jobId, out, signal, { terminateOnExit: flags.terminateOnExit, failFastUnschedulable: cluster !== undefined || resolved?.source === 'local' });
+    if (flags.json) io.stdout(`${JSON.stringify(runResult(await client.getJob(jobId, { includeTasks: true })))}\n`);
+    return code;
+  } catch (e) {
+    throw resolved ? explainControllerError(e, resolved.address) : e;
   } finally {
     await client.close();
     await cluster?.close();

@@ -1,19 +1,14 @@
-import { createIrisClient } from '../client/iris-client.js';
+import type { IrisClient } from '../client/iris-client.js';
 import type { UserBudget } from '../client/job-types.js';
 import { IrisError } from '../errors.js';
-import { requireController } from './cli-context.js';
+import { requireConnection } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatTable } from './cli-format.js';
 import { parseNumberFlag, parsePriorityFlag } from './cli-options.js';
 
-async function withClient<T>(controller: string | undefined, io: CliIo, fn: (c: ReturnType<typeof createIrisClient>) => Promise<T>): Promise<T> {
-  const resolved = await requireController(controller, io.env);
-  const client = createIrisClient({ address: resolved.address, token: resolved.token });
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
+async function withClient<T>(controller: string | undefined, io: CliIo, fn: (c: IrisClient) => Promise<T>): Promise<T> {
+  await using connection = await requireConnection(controller, io.env);
+  return await connection.use(fn);
 }
 
 function budgetRow(b: UserBudget): string[] {

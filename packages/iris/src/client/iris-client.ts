@@ -78,7 +78,8 @@ export interface IrisClient extends AsyncDisposable {
   unregisterEndpoint(endpointId: string): Promise<void>;
   listEndpoints(q: EndpointQuery): Promise<Endpoint[]>;
   listWorkers(): Promise<WorkerInfo[]>;
-  clusterStatus(): Promise<ClusterStatus>;
+  /** The controller's version, start time and job counts; `timeoutMs` overrides the client's deadline. */
+  clusterStatus(options?: { timeoutMs?: number }): Promise<ClusterStatus>;
   /**
    * Sets a user's budget: `budgetLimit` (0 = unlimited) and the best band their jobs may use (null = no cap).
    * @throws {IrisError} IRIS_INVALID_ARGUMENT for an empty user or a negative limit
@@ -247,8 +248,8 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
       const r = await call(raw.listWorkers, {});
       return r.workers.map(workerInfoFromProto);
     },
-    async clusterStatus() {
-      const r = await call(raw.getClusterStatus, {});
+    async clusterStatus(opts = {}) {
+      const r = await call(raw.getClusterStatus, {}, opts.timeoutMs);
       return { version: r.version, startedAtMs: r.startedAtMs, workerCount: r.workerCount, jobCounts: r.jobCounts, dashboardUrl: r.dashboardUrl };
     },
     async setUserBudget(b) {

@@ -56,7 +56,7 @@ const TABLE: readonly TpuTopology[] = buildTable();
 const BY_NAME: ReadonlyMap<string, TpuTopology> = new Map(TABLE.map((r) => [r.name, r]));
 
 function unknownTpu(variant: string): IrisError {
-  return new IrisError('IRIS_INVALID_ARGUMENT', `unknown TPU type "${variant}"; list the known ones with listTpuVariants()`, {
+  return new IrisError('IRIS_INVALID_ARGUMENT', `unknown TPU type "${variant}"; \`iris tpu list\` shows the known ones (listTpuVariants() in code)`, {
     details: { variant },
   });
 }

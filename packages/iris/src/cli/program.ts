@@ -1,0 +1,260 @@
+import { createRequire } from 'node:module';
+import { Argument, Command, Option } from 'commander';
+import type { CliIo } from './cli-context.js';
+import type { ClusterStartFlags } from './cluster-commands.js';
+import type { WorkerStartFlags } from './daemon-commands.js';
+import type { JobLogsFlags } from './job-commands.js';
+import type { JobRunFlags } from './job-run.js';
+import type { UserBudgetSetFlags } from './user-commands.js';
+
+// Command modules load on demand: `iris job run` against a running cluster must not pay for the
+// controller, SQLite, worker and bundle code it never uses.
+const jobRun = () => import('./job-run.js');
+const jobCommands = () => import('./job-commands.js');
+const clusterCommands = () => import('./cluster-commands.js');
+const daemonCommands = () => import('./daemon-commands.js');
+const userCommands = () => import('./user-commands.js');
+const tpuCommands = () => import('./tpu-commands.js');
+const completion = () => import('./completion.js');
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** The version in this package's package.json (found through the package's own exports from src/, dist/ and the bundle). */
+export function packageVersion(): string {
+  return (createRequire(import.meta.url)('@marin/iris/package.json') as { version: string }).version;
+}
+
+/** What the command actions need from {@link main}. */
+export interface ProgramContext {
+  readonly io: CliIo;
+  readonly signal: AbortSignal;
+  /** The arguments as given (`cluster start --detach` re-runs them). */
+  readonly argv: readonly string[];
+  /** Records the exit code of the action that ran. */
+  readonly setCode: (code: number) => void;
+}
+
+/**
+ * The `iris` command tree: every command with its description, options and (lazily loaded) action.
+ * {@link main} parses with it; shell completion is generated from it.
+ */
+export function buildProgram(ctx: ProgramContext): Command {
+  const { io, signal } = ctx;
+  const program = new Command('iris')
+    .description('Iris cluster scheduler: run and watch jobs, keep a local cluster, start workers')
+    .version(packageVersion(), '-V, --version', 'print the iris version')
+    .helpCommand('help [command]', 'show help for a command')
+    .exitOverride()
+    .enablePositionalOptions()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const controllerOption = () => new Option('--controller <address>', 'controller host:port (default: IRIS_CONTROLLER_ADDRESS, then the local cluster)');
+
+  const job = program.command('job').description('submit, list, watch and stop jobs');
+  job
+    .command('run')
+    .description('run a command as a job and stream its logs (starts an embedded cluster when none is configured)')
+    .addOption(controllerOption())
+    .option('--cpu <cores>', 'CPU cores per task', '0.5')
+    .option('--memory <size>', 'memory per task', '1GB')
+    .option('--disk <size>', 'disk per task', '5GB')
+    .option('--tpu <variant>', 'TPU variant, e.g. v5litepod-16 (replicas and coscheduling follow the slice shape)')
+    .option('--gpu <spec>', 'GPUs: H100x8, 8 or H100')
+    .option('--replicas <n>', 'tasks (TPU: automatic)')
+    .option('--max-retries <n>', 'retries after a failure', '0')
+    .option('--timeout <seconds>', 'per-attempt timeout (0 = none)', '0')
+    .option('-e, --env <KEY=VALUE>', 'environment variable (repeatable; bare KEY copies your value)', collect, [])
+    .option('--extra <group>', 'dependency group (repeatable)', collect, [])
+    .option('--region <region>', 'required region (repeatable)', collect, [])
+    .option('--zone <zone>', 'required zone')
+    .option('--job-name <name>', 'job name (default iris-run-<command>-<timestamp>)')
+    .option('--user <name>', 'submitting user')
+    .option('--priority <band>', 'production, interactive, batch or inherit (default: the parent job\'s band, else interactive)')
+    .option('--no-wait', 'print the job id and exit')
+    .option('--no-terminate-on-exit', 'leave the job running on Ctrl-C')
+    .option('--json', 'print one JSON result on stdout when done (job id, state, exit code); logs go to stderr')
+    .argument('<command...>', 'the command, after --')
+    .passThroughOptions()
+    .action(async (command: string[], flags: JobRunFlags) => {
+      ctx.setCode(await (await jobRun()).runJobCommand(flags, command, io, signal));
+    });
+  job
+    .command('list')
+    .description('list jobs with their state, task counts, resources and pending reason')
+    .addOption(controllerOption())
+    .option('--state <state>', 'only jobs in this state')
+    .option('--prefix <prefix>', 'only jobs whose id starts with this')
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; state?: string; prefix?: string; json?: boolean }) => {
+      ctx.setCode(await (await jobCommands()).jobListCommand(flags, io));
+    });
+  job
+    .command('logs')
+    .description('print a job\'s logs, or follow them until the job ends')
+    .argument('<job>', 'job id')
+    .addOption(controllerOption())
+    .option('-f, --follow', 'follow until the job ends')
+    .option('--since-seconds <n>', 'only lines from the last N seconds')
+    .option('--tail <n>', 'only the last N lines')
+    .option('--grep <text>', 'only lines containing text')
+    .option('--level <level>', 'minimum level')
+    .option('--attempt <n>', 'only this attempt')
+    .option('--no-children', 'leave out child jobs')
+    .option('--json', 'one JSON object per log entry (JSON lines), all on stdout')
+    .action(async (jobId: string, flags: JobLogsFlags) => {
+      ctx.setCode(await (await jobCommands()).jobLogsCommand(jobId, flags, io, signal));
+    });
+  job
+    .command('stop')
+    .description('terminate jobs (and their child jobs)')
+    .argument('<jobs...>', 'job ids')
+    .addOption(controllerOption())
+    .option('--no-include-children', 'leave child jobs running')
+    .action(async (jobIds: string[], flags: { controller?: string; includeChildren: boolean }) => {
+      ctx.setCode(await (await jobCommands()).jobStopCommand(jobIds, flags, io));
+    });
+  job
+    .command('summary')
+    .description('per task: state, attempts, exit code, duration, peak memory, worker, error')
+    .argument('<job>', 'job id')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (jobId: string, flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await jobCommands()).jobSummaryCommand(jobId, flags, io));
+    });
+
+  const budget = program.command('user').description('users and their scheduling budgets').command('budget').description('budget limits, band caps and spend');
+  budget
+    .command('set')
+    .description('set a user\'s spend limit and best band (unset flags keep their values)')
+    .argument('<user>', 'user name')
+    .addOption(controllerOption())
+    .option('--limit <n>', 'spend above which INTERACTIVE work runs as BATCH (0 = unlimited)')
+    .option('--max-band <band>', 'best band the user may run in: production, interactive, batch or none')
+    .option('--json', 'JSON output')
+    .action(async (user: string, flags: UserBudgetSetFlags) => {
+      ctx.setCode(await (await userCommands()).userBudgetSetCommand(user, flags, io));
+    });
+  budget
+    .command('get')
+    .description('show a user\'s budget and current spend')
+    .argument('<user>', 'user name')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (user: string, flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await userCommands()).userBudgetGetCommand(user, flags, io));
+    });
+  budget
+    .command('list')
+    .description('list every user with a budget or current spend')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await userCommands()).userBudgetListCommand(flags, io));
+    });
+
+  const cluster = program.command('cluster').description('keep and inspect a local cluster or one started from a config');
+  cluster
+    .command('start')
+    .description('start a cluster: a local one (--local) or one from a YAML config (--config)')
+    .option('--local', 'a local cluster on this machine')
+    .option('--config <file>', 'a cluster from a YAML config: the controller with its autoscaler and platforms')
+    .option('--workers <n>', 'CPU workers', '1')
+    .option('--simulate-tpu <variant[:slices]>', 'simulated TPU slices (repeatable)', collect, [])
+    .option('--state-dir <dir>', 'controller state (default $IRIS_HOME/local)')
+    .option('--port <port>', 'controller port', '0')
+    .option('--fresh', 'start from an empty state')
+    .option('--detach', 'run in the background')
+    .option('--bundles', 'ship workspace bundles to jobs instead of running them in place')
+    .action(async (flags: ClusterStartFlags) => {
+      ctx.setCode(await (await clusterCommands()).clusterStartCommand(flags, io, signal, ctx.argv));
+    });
+  cluster
+    .command('status')
+    .description('controller address and version, job counts, workers and their free capacity, autoscaler groups')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await clusterCommands()).clusterStatusCommand(flags, io));
+    });
+  cluster
+    .command('dashboard')
+    .description('print the web dashboard URL and open it in a browser when one exists')
+    .addOption(controllerOption())
+    .option('--no-open', 'only print the URL')
+    .action(async (flags: { controller?: string; open: boolean }) => {
+      ctx.setCode(await (await clusterCommands()).clusterDashboardCommand(flags, io));
+    });
+  cluster
+    .command('stop')
+    .description('stop the recorded local cluster and remove its record')
+    .action(async () => {
+    ctx.setCode(await (await clusterCommands()).clusterStopCommand(io));
+  });
+  cluster
+    .command('controller')
+    .description('the cluster\'s controller')
+    .command('checkpoint')
+    .description('write a controller checkpoint to its remote state dir now and print where')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await clusterCommands()).clusterCheckpointCommand(flags, io));
+    });
+
+  program
+    .command('worker')
+    .description('worker daemon')
+    .command('start')
+    .description('run a worker daemon in the foreground until Ctrl-C')
+    .addOption(controllerOption())
+    .option('--port <port>', 'WorkerService port', '0')
+    .option('--host <interface>', 'interface the WorkerService binds (default 127.0.0.1; 0.0.0.0 for all)')
+    .option('--advertise-host <host>', 'host the controller and gang peers reach this worker at')
+    .option('--worker-id <id>', 'stable worker id')
+    .option('--attributes <k=v,...>', 'extra attributes')
+    .option('--tpu <variant>', 'simulate one VM of a TPU slice')
+    .option('--tpu-name <name>', 'slice name')
+    .option('--tpu-worker-id <n>', 'index of this VM in the slice')
+    .option('--gpu <spec>', 'advertise GPUs')
+    .option('--cpu <cores>', 'CPU capacity')
+    .option('--memory <size>', 'memory capacity')
+    .option('--disk <size>', 'disk capacity')
+    .option('--cache-dir <dir>', 'worker cache (default $IRIS_HOME/worker)')
+    .option('--task-env <KEY=VALUE>', 'variable for every task (repeatable)', collect, [])
+    .action(async (flags: WorkerStartFlags) => {
+      ctx.setCode(await (await daemonCommands()).workerStartCommand(flags, io, signal));
+    });
+  program
+    .command('controller')
+    .description('standalone controller')
+    .command('serve')
+    .description('serve a controller (and its dashboard) in the foreground until Ctrl-C')
+    .option('--bind <host:port>', 'address to serve on', '127.0.0.1:10000')
+    .option('--dashboard-bind <host:port>', 'web dashboard address ("none" serves none)', '127.0.0.1:0')
+    .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
+    .option('--fresh', 'start from an empty state')
+    .action(async (flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean }) => {
+      ctx.setCode(await (await daemonCommands()).controllerServeCommand(flags, io, signal));
+    });
+
+  program
+    .command('tpu')
+    .description('TPU variants this CLI knows')
+    .command('list')
+    .description('list TPU variants with chips, hosts and slice shape (VMs = tasks, chips per VM)')
+    .option('--family <family>', 'only this family: v4, v5litepod (or v5e), v5p, v6e')
+    .option('--json', 'JSON output')
+    .action(async (flags: { family?: string; json?: boolean }) => {
+      ctx.setCode(await (await tpuCommands()).tpuListCommand(flags, io));
+    });
+
+  program
+    .command('completion')
+    .description('print a shell completion script; load it with `source <(iris completion bash)`')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
+    .action(async (shell: 'bash' | 'zsh') => {
+      io.stdout((await completion()).completionScript(program, shell));
+    });
+
+  return program;
+}
