@@ -109,6 +109,9 @@ function defaultJobPrefix(env: NodeJS.ProcessEnv): string {
  * Creates the Ray backend: jobs go to an existing Ray cluster through its Jobs REST API (submit, status, logs,
  * stop, list). Resources map to the entrypoint's Ray resources, env vars to `runtime_env.env_vars`, and jobs run in
  * `workspace` on the cluster (the entrypoint `cd`s there), so a cluster sharing the workspace runs them in place.
+ * A job's `pythonEnv` is built on the node that runs it (once per lock hash per node) by Fray's launcher. Inside a
+ * Fray job on Ray, submissions are children of that job (`metadata.fray_parent`), inherit its `pythonEnv`, and are
+ * stopped with it: by `terminate()` on the parent's handle, or by this process when Ray stops it.
  *
  * @throws {FrayError} FRAY_INVALID_ARGUMENT for a bad option or no address
  */
