@@ -1,4 +1,4 @@
-import { leaseTimings, RiggingError } from '@marin/rigging';
+import { leaseTimings, mapLimit, RiggingError } from '@marin/rigging';
 import { z } from 'zod';
 import type { LeaseTimings } from '@marin/rigging';
 import { ExecutorStep } from './dag/executor-step.js';
@@ -13,7 +13,6 @@ import { createProgressReporter } from './progress/progress-reporter.js';
 import type { ProgressReporter, ProgressStream } from './progress/progress-reporter.js';
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
-import { boundedMap } from './run/bounded-map.js';
 import { buildStepInfo, experimentInfoPath } from './run/info-files.js';
 import { writeOwnInfo, writeRunInfos } from './run/info-writer.js';
 import type { InfoWriterContext } from './run/info-writer.js';
@@ -266,7 +265,7 @@ export class Executor {
     }
     const all = this.graph.steps;
     const statuses = new Map<ExecutorStep, StepStatus | null>();
-    const read = await boundedMap(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
+    const read = await mapLimit(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
     all.forEach((s, i) => statuses.set(s, read[i]!));
 
     const { selected: stepsToRun, pruned } = planSelection({
@@ -285,7 +284,7 @@ export class Executor {
     const infoTexts = new Map<ExecutorStep, string | null>();
     const keepInfo = new Set<ExecutorStep>();
     const succeeded = all.filter((s) => statuses.get(s) === STATUS_SUCCESS);
-    await boundedMap(succeeded, IO_CONCURRENCY, async (s) => {
+    await mapLimit(succeeded, IO_CONCURRENCY, async (s) => {
       const result = await verifyOnHit(this.verifyTarget(s), this.logger);
       infoTexts.set(s, result.infoText);
       if (!result.matches && result.infoText !== null) keepInfo.add(s);

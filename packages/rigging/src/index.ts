@@ -93,6 +93,7 @@ export { marinTempBucket } from './config/temp-bucket.js';
 export type { TempBucketOptions } from './config/temp-bucket.js';
 export { BYTES_PER_GB, BYTES_PER_MB, TransferBudget } from './budget/transfer-budget.js';
 export { currentMirrorBudget, globalTransferBudget, mirrorBudget } from './budget/mirror-budget.js';
+export { mapLimit } from './concurrency/map-limit.js';
 export { ExponentialBackoff } from './retry/exponential-backoff.js';
 export type { ExponentialBackoffOptions, WaitUntilOptions } from './retry/exponential-backoff.js';
 export { retryWithBackoff } from './retry/retry-with-backoff.js';

@@ -1,8 +1,7 @@
-import { createLease, filesystemFor, listFilesRecursive, localPathOf, parsePyJson, RiggingError, schemeOf } from '@marin/rigging';
+import { createLease, filesystemFor, listFilesRecursive, localPathOf, mapLimit, parsePyJson, RiggingError, schemeOf } from '@marin/rigging';
 import type { FileInfo, LeaseTimings } from '@marin/rigging';
 import { absolutePrefix } from '../resolution/make-prefix-absolute.js';
 import { pathJoin } from '../dag/path-join.js';
-import { boundedMap } from '../run/bounded-map.js';
 import { fileUnder, INFO_FILE, LEASE_FILE, STATUS_FILE } from '../status/status-store.js';
 import { parseStatusText, STATUS_RUNNING } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
@@ -159,7 +158,7 @@ export async function planGc(options: GcOptions): Promise<GcPlan> {
 
   const files = (await lsOrEmpty(experimentsPath)).filter((f) => f.type === 'file' && f.url.endsWith('.json'));
   const reachable = new Set<string>();
-  const experiments = await boundedMap(files, 16, async (f): Promise<GcExperiment> => {
+  const experiments = await mapLimit(files, 16, async (f): Promise<GcExperiment> => {
     const path = normalizeOutputPath(f.url);
     let info: unknown;
     try {
@@ -182,7 +181,7 @@ export async function planGc(options: GcOptions): Promise<GcPlan> {
   let frontier = [prefix];
   let directories = 0;
   for (let depth = 0; depth < MAX_DEPTH && frontier.length > 0; depth++) {
-    const listings = await boundedMap(frontier, 16, async (dir) => ({ dir, entries: await lsOrEmpty(dir) }));
+    const listings = await mapLimit(frontier, 16, async (dir) => ({ dir, entries: await lsOrEmpty(dir) }));
     frontier = [];
     for (const { dir, entries } of listings) {
       directories++;
@@ -203,7 +202,7 @@ export async function planGc(options: GcOptions): Promise<GcPlan> {
   const isReachable = (path: string): boolean => reachable.has(path) || keep.some((k) => under(path, k));
   const unreferenced = outputs.filter((o) => !isReachable(o.path));
   let sized = 0;
-  const candidates = await boundedMap(unreferenced, 8, async ({ path, entries }): Promise<GcCandidate> => {
+  const candidates = await mapLimit(unreferenced, 8, async ({ path, entries }): Promise<GcCandidate> => {
     const fs = filesystemFor(path);
     const files = await listFilesRecursive(fs, path, { includeTemporary: true });
     const sizeBytes = files.reduce((sum, f) => sum + f.info.size, 0);

@@ -1,4 +1,4 @@
-import { RiggingError } from '@marin/rigging';
+import { mapLimit, RiggingError } from '@marin/rigging';
 import type { ExecutorStep } from '../dag/executor-step.js';
 import type { ExecutorLogger } from '../logger.js';
 import { INFO_FILE, fileUnder } from '../status/status-store.js';
@@ -6,7 +6,6 @@ import { STATUS_RUNNING, STATUS_SUCCESS } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
 import { readInfoText } from '../status/verify-on-hit.js';
 import type { VersionGraph } from '../versioning/version-graph.js';
-import { boundedMap } from './bounded-map.js';
 import { buildExperimentInfo, buildStepInfo, experimentInfoPath, infoFileText, writeTextFile } from './info-files.js';
 
 /** What the info writer reads of a run. */
@@ -46,7 +45,7 @@ export async function writeRunInfos(
 ): Promise<string> {
   const all = ctx.graph.steps;
   const infos = all.map((s) => buildStepInfo(ctx.graph, s));
-  await boundedMap(all, ctx.ioConcurrency, async (step, i) => {
+  await mapLimit(all, ctx.ioConcurrency, async (step, i) => {
     // A SUCCESS output keeps the info of the run that wrote it, and a RUNNING one is the
     // holder's to describe (it writes its info under the lease, see writeOwnInfo).
     const status = run.statuses.get(step);

@@ -1,6 +1,6 @@
 import { Entrypoint, ResourceConfig, currentClient, sanitizeJobName } from '@marin/fray';
 import type { JsonValue, ResourceOptions } from '@marin/fray';
-import pLimit from 'p-limit';
+import { mapLimit } from '@marin/rigging';
 
 /** One unit of a step's work: a name (unique within the step) and the JSON arguments of its worker function. */
 export interface PartSpec<TArgs extends JsonValue> {
@@ -47,26 +47,13 @@ export interface RunPartsOptions<TArgs extends JsonValue> {
 export async function runParts<TArgs extends JsonValue>(options: RunPartsOptions<TArgs>): Promise<void> {
   const { parts, signal } = options;
   if (parts.length === 0) return;
-  const limit = pLimit(Math.max(1, options.maxParallelism));
   const resources = options.resources ?? null;
   const runOne = resources === null ? (part: PartSpec<TArgs>) => options.run(part.args, signal) : jobRunner(options, resources);
-  let failure: { error: unknown } | null = null;
-  await Promise.all(
-    parts.map((part) =>
-      limit(async () => {
-        if (failure !== null) return;
-        try {
-          signal.throwIfAborted();
-          await runOne(part);
-        } catch (error) {
-          // Queued parts never start; parts in flight finish, so their work is kept for the rerun.
-          failure ??= { error };
-          limit.clearQueue();
-        }
-      }),
-    ),
-  );
-  if (failure !== null) throw (failure as { error: unknown }).error;
+  // After a failure, queued parts never start; parts in flight finish, so their work is kept for the rerun.
+  await mapLimit(parts, options.maxParallelism, async (part) => {
+    signal.throwIfAborted();
+    await runOne(part);
+  });
 }
 
 /** Runs a part as a Fray job calling the part's export of `@marin/pipeline`; aborting `signal` terminates it. */

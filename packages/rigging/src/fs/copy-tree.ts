@@ -1,5 +1,5 @@
 import { RiggingError } from '../errors.js';
-import { mapLimit } from '../internal/map-limit.js';
+import { mapLimit } from '../concurrency/map-limit.js';
 import { atomicRename } from './atomic-rename.js';
 import type { FileInfo, Filesystem, LsOptions } from './filesystem.js';
 import { filesystemFor } from './registry.js';

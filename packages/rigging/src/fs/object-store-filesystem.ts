@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { fsError, mapFsErrors, notFound } from '../internal/fs-error.js';
 import type { ByteRange, ConditionalFilesystem, FileInfo, LsOptions, RmOptions, VersionedBytes } from './filesystem.js';
 import { hasTempSegment, isTempPath } from './temp-path.js';
-import { mapLimit } from '../internal/map-limit.js';
+import { mapLimit } from '../concurrency/map-limit.js';
 import { globWith } from './glob-pattern.js';
 import { lookupFilesystem, streamCopy } from './stream-copy.js';
 

@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { setTimeout as sleepMs } from 'node:timers/promises';
-import { compareCodePoints, createReadStream, exists, prefixJoin } from '@marin/rigging';
+import { compareCodePoints, createReadStream, exists, mapLimit, prefixJoin } from '@marin/rigging';
 import type { StepContext } from '@marin/executor';
-import pLimit from 'p-limit';
 import { PipelineError } from '../../errors.js';
 import { hubUrlOf, parseDownloadConfig } from './download-config.js';
 import type { DownloadConfig } from './download-config.js';
@@ -119,19 +118,22 @@ export async function download(config: unknown, ctx: StepContext, options: Downl
       result.copiedBytes += bytes;
     };
 
-    const limit = pLimit(cfg.max_parallelism);
-    const failures: unknown[] = [];
-    await Promise.all(
-      files.map((file, index) =>
-        limit(() => copyOne(file, index)).catch((error: unknown) => {
-          // The first failure stops the rest; what the stopped copies throw is only the echo of it.
-          // Queued copies still start, and stop at once on the aborted signal.
-          if (failures.push(error) === 1) run.abort(new Error('stopped: another file failed'));
-        }),
-      ),
-    );
+    let failure: { error: unknown } | null = null;
+    try {
+      await mapLimit(files, cfg.max_parallelism, async (file, index) => {
+        try {
+          await copyOne(file, index);
+        } catch (error) {
+          // The first failure stops the copies in flight; what they throw is only the echo of it.
+          run.abort(new Error('stopped: another file failed'));
+          throw error;
+        }
+      });
+    } catch (error) {
+      failure = { error };
+    }
     ctx.signal.throwIfAborted();
-    if (failures.length > 0) throw failures[0];
+    if (failure !== null) throw failure.error;
 
     await writeProvenance(out, { dataset: cfg.hf_dataset_id, version: cfg.revision, links: files.map((f) => f.url) }, (options.now ?? (() => new Date()))());
     return result;
