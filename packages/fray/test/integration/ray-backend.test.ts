@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Entrypoint, ResourceConfig, createRayClient, isFinished, silentLogger } from '@marin/fray';
+import { Entrypoint, PythonEnvSpec, ResourceConfig, createRayClient, isFinished, silentLogger } from '@marin/fray';
 import type { RayClient, RayJobHandle } from '@marin/fray';
 import { startRayHead } from '@marin/fray/testing';
 import type { RayHead } from '@marin/fray/testing';
@@ -113,6 +113,22 @@ describe('Ray backend', () => {
     // Ray prefixes task output with the task's name and pid.
     expect(logs.some((l) => l.endsWith('[task 0] replica 0 of 2'))).toBe(true);
     expect(logs.some((l) => l.endsWith('[task 1] replica 1 of 2'))).toBe(true);
+  });
+
+  it('runs every replica of a gang in the job\'s Python environment, built once on the node', async () => {
+    await using client = open();
+    const job = await client.submit({
+      name: uniq('gang-env'),
+      entrypoint: Entrypoint.fromBinary('python', ['-c', 'import os, six; print("six", six.__version__, "task", os.environ["FRAY_TASK_INDEX"])']),
+      resources: ResourceConfig.withCpu({ cpu: 0.25, ram: '64m' }),
+      replicas: 2,
+      pythonEnv: PythonEnvSpec.fromLock(`# gang ${uniq('lock')}\nsix==1.17.0\n`, { name: 'six.lock' }),
+    });
+    expect(await job.wait()).toBe('succeeded');
+    const logs = await job.logs();
+    expect(logs.some((l) => l.endsWith('[task 0] six 1.17.0 task 0'))).toBe(true);
+    expect(logs.some((l) => l.endsWith('[task 1] six 1.17.0 task 1'))).toBe(true);
+    expect(logs.filter((l) => /\[task \d\] \[python-env\] building Python/.test(l))).toHaveLength(1);
   });
 
   it('stops the jobs a job submitted from inside itself when the job is terminated through its handle', async () => {
