@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RiggingError } from '../errors.js';
+import { pollUntil } from './poll-until.js';
 
 /** Options of {@link ExponentialBackoff}. */
 export interface ExponentialBackoffOptions {
@@ -57,15 +57,12 @@ export class ExponentialBackoff {
     this.currentMs = this.initialMs;
   }
 
-  /** Polls `cond` with these intervals; `true` once it holds, `false` after `timeoutMs`. */
-  async waitUntil(cond: () => boolean | Promise<boolean>, opts: WaitUntilOptions): Promise<boolean> {
-    const deadline = Date.now() + opts.timeoutMs;
-    for (;;) {
-      if (await cond()) return true;
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return false;
-      await sleep(Math.min(this.nextIntervalMs(), remaining));
-    }
+  /**
+   * Polls `cond` with these intervals; `true` once it holds, `false` after `timeoutMs`.
+   * @deprecated use `pollUntil(cond, { timeoutMs, interval: backoff })`, which this calls
+   */
+  waitUntil(cond: () => boolean | Promise<boolean>, opts: WaitUntilOptions): Promise<boolean> {
+    return pollUntil(cond, { timeoutMs: opts.timeoutMs, interval: this });
   }
 
   /**

@@ -113,3 +113,52 @@ describe('retryWithBackoff()', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('retryWithBackoff() with injected sleep, clock and per-error delay', () => {
+  it('passes the attempt number and waits what delayMs says for each error', async () => {
+    const waits: number[] = [];
+    const attempts: number[] = [];
+    const rateLimited = Object.assign(new Error('429'), { resetMs: 30_000 });
+    const result = await retryWithBackoff(
+      async (attempt) => {
+        attempts.push(attempt);
+        if (attempt === 1) throw rateLimited;
+        if (attempt === 2) throw new Error('503');
+        return 'ok';
+      },
+      {
+        delayMs: (error, attempt) => ((error as { resetMs?: number }).resetMs ?? 1_000 * attempt),
+        sleep: async (ms) => void waits.push(ms),
+        log: () => undefined,
+      },
+    );
+    expect(result).toBe('ok');
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(waits).toEqual([30_000, 2_000]);
+  });
+
+  it('measures maxElapsedMs on the injected clock', async () => {
+    let t = 0;
+    const waits: number[] = [];
+    let calls = 0;
+    const err = await retryWithBackoff(
+      async () => {
+        calls++;
+        throw new Error('down');
+      },
+      {
+        backoff: new ExponentialBackoff({ initialMs: 400, factor: 1, maximumMs: 400, jitter: 0 }),
+        maxElapsedMs: 1_000,
+        now: () => t,
+        sleep: async (ms) => {
+          waits.push(ms);
+          t += ms;
+        },
+        log: () => undefined,
+      },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(waits).toEqual([400, 400]);
+    expect(calls).toBe(3);
+  });
+});

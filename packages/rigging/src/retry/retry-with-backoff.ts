@@ -1,5 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ExponentialBackoff } from './exponential-backoff.js';
+import { defaultSleep } from './sleep.js';
+import type { Sleep } from './sleep.js';
 
 /** What `onRetry` is told before each wait. */
 export interface RetryAttempt {
@@ -23,6 +24,12 @@ export interface RetryOptions {
   maxElapsedMs?: number;
   /** @default new ExponentialBackoff({ initialMs: 500, maximumMs: 10_000, factor: 2 }) */
   backoff?: ExponentialBackoff;
+  /**
+   * The wait after `error` ended attempt `attempt` (from 1), instead of the backoff's next interval: for
+   * schedules of their own or a wait the error names (an HTTP 429's rate-limit reset).
+   * @default the backoff's next interval
+   */
+  delayMs?: (error: unknown, attempt: number) => number;
   /** Called before each wait. */
   onRetry?: (attempt: RetryAttempt) => void;
   /** Named in the retry log line. @default '' */
@@ -31,32 +38,40 @@ export interface RetryOptions {
   signal?: AbortSignal;
   /** Where retry lines go. @default console.warn */
   log?: (line: string) => void;
+  /** Injected in tests. @default timers/promises setTimeout */
+  sleep?: Sleep;
+  /** Injected in tests. @default Date.now */
+  now?: () => number;
 }
 
 /**
- * Runs `fn`, retrying retryable failures with backoff; the last error is rethrown unchanged.
+ * Runs `fn` (given the attempt number, from 1), retrying retryable failures with backoff; the last error
+ * is rethrown unchanged.
  * Each retry logs `Operation <operation> failed (attempt <i>/<n>, elapsed <s>s), retrying in <x.xx>s`.
  */
-export async function retryWithBackoff<T>(fn: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const retryable = opts.retryable ?? (() => true);
   const maxAttempts = opts.maxAttempts ?? 10;
   const backoff = opts.backoff ?? new ExponentialBackoff({ initialMs: 500, maximumMs: 10_000, factor: 2 });
+  const delayOf = opts.delayMs ?? (() => backoff.nextIntervalMs());
   const log = opts.log ?? ((line: string) => console.warn(line));
-  const started = Date.now();
+  const sleep = opts.sleep ?? defaultSleep;
+  const now = opts.now ?? Date.now;
+  const started = now();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await fn();
+      return await fn(attempt);
     } catch (err) {
       if (attempt >= maxAttempts || !retryable(err) || opts.signal?.aborted === true) throw err;
-      const delayMs = backoff.nextIntervalMs();
-      const elapsedMs = Date.now() - started;
+      const delayMs = delayOf(err, attempt);
+      const elapsedMs = now() - started;
       if (opts.maxElapsedMs !== undefined && elapsedMs + delayMs > opts.maxElapsedMs) throw err;
       log(
         `Operation ${opts.operation ?? ''} failed (attempt ${attempt}/${maxAttempts}, elapsed ${(elapsedMs / 1000).toFixed(1)}s), retrying in ${(delayMs / 1000).toFixed(2)}s`,
       );
       opts.onRetry?.({ attempt, error: err, delayMs, elapsedMs });
       try {
-        await sleep(delayMs, undefined, opts.signal === undefined ? undefined : { signal: opts.signal });
+        await sleep(delayMs, opts.signal);
       } catch {
         throw err; // aborted while waiting
       }
