@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startLocalCluster } from '../src/local-cluster/local-cluster.js';
@@ -15,9 +15,14 @@ const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** What the cluster benchmark measured. */
 export interface ClusterBenchResult {
-  /** How the CLI was run: the built `bin/iris.js`, or from source through tsx when dist/ is missing. */
-  readonly cliMode: 'dist' | 'source';
+  /**
+   * How the CLI was run: `bin/iris.js` on the bundled `dist/iris-cli.js`, on the per-module
+   * `dist/cli/index.js` (no bundle), or from source through tsx when dist/ is missing.
+   */
+  readonly cliMode: 'bundle' | 'dist' | 'source';
   readonly jobRunRuns: number;
+  /** 1-minute load average just before the CLI runs (other work on the machine skews the figures). */
+  readonly loadAverage: number;
   readonly jobRunP50Ms: number;
   readonly jobRunP90Ms: number;
   /** Same submit → SUCCEEDED path from an in-process client (no CLI process start). */
@@ -33,8 +38,8 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))] ?? NaN;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, mode: 'dist' | 'source'): Promise<number> {
-  const argv = mode === 'dist' ? [join(PACKAGE_ROOT, 'bin/iris.js'), ...args] : ['--conditions=@marin/source', '--import', 'tsx', join(PACKAGE_ROOT, 'bin/iris.js'), ...args];
+function runCli(args: string[], env: NodeJS.ProcessEnv, mode: ClusterBenchResult['cliMode']): Promise<number> {
+  const argv = mode !== 'source' ? [join(PACKAGE_ROOT, 'bin/iris.js'), ...args] : ['--conditions=@marin/source', '--import', 'tsx', join(PACKAGE_ROOT, 'bin/iris.js'), ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: PACKAGE_ROOT, env, stdio: 'ignore' });
     child.on('error', reject);
@@ -44,9 +49,9 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, mode: 'dist' | 'source')
 
 /** Runs both cluster benchmarks. */
 export async function runClusterBench(options: { runs?: number; jobs?: number } = {}): Promise<ClusterBenchResult> {
-  const runs = options.runs ?? 15;
+  const runs = options.runs ?? (Number(process.env['IRIS_BENCH_CLI_RUNS']) || 15);
   const jobs = options.jobs ?? 500;
-  const mode: 'dist' | 'source' = existsSync(join(PACKAGE_ROOT, 'dist/cli/index.js')) ? 'dist' : 'source';
+  const mode: ClusterBenchResult['cliMode'] = existsSync(join(PACKAGE_ROOT, 'dist/iris-cli.js')) ? 'bundle' : existsSync(join(PACKAGE_ROOT, 'dist/cli/index.js')) ? 'dist' : 'source';
   const home = mkdtempSync(join(tmpdir(), 'iris-bench-home-'));
   try {
     // 1. `iris job run -- true` against a warm local cluster, found through $IRIS_HOME like `cluster start --local`.
@@ -55,6 +60,7 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     writeFileSync(join(home, 'local-cluster.json'), JSON.stringify({ address: warm.address, pid: process.pid, stateDir: home, startedAtMs: Date.now() }));
     const env = { ...process.env, IRIS_HOME: home, IRIS_CONTROLLER_ADDRESS: '' };
     const cliMs: number[] = [];
+    const loadAverage = loadavg()[0] ?? NaN;
     const inProcessMs: number[] = [];
     try {
       await runCli(['job', 'run', '--', 'true'], env, mode);
@@ -103,6 +109,7 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     return {
       cliMode: mode,
       jobRunRuns: runs,
+      loadAverage,
       jobRunP50Ms: percentile(cliMs, 0.5),
       jobRunP90Ms: percentile(cliMs, 0.9),
       inProcessP50Ms: percentile(inProcessMs, 0.5),
@@ -119,7 +126,7 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
 /** The figures as printable lines. */
 export function formatClusterBench(r: ClusterBenchResult): string {
   return [
-    `iris job run -- true, warm local cluster, CLI from ${r.cliMode} (${r.jobRunRuns} runs): p50 ${r.jobRunP50Ms.toFixed(0)} ms, p90 ${r.jobRunP90Ms.toFixed(0)} ms`,
+    `iris job run -- true, warm local cluster, CLI from ${r.cliMode} (${r.jobRunRuns} runs): p50 ${r.jobRunP50Ms.toFixed(0)} ms, p90 ${r.jobRunP90Ms.toFixed(0)} ms (load average ${r.loadAverage.toFixed(2)}, ${availableParallelism()} cores)`,
     `submit -> SUCCEEDED from an in-process client, \`true\`: p50 ${r.inProcessP50Ms.toFixed(0)} ms`,
     `${r.throughputJobs} trivial jobs through ${r.throughputWorkers} workers: ${r.throughputSeconds.toFixed(1)} s, ${r.jobsPerSecond.toFixed(1)} jobs/s`,
   ].join('\n');
