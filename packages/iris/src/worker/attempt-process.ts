@@ -4,9 +4,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { isProcessGroupAlive, pollUntil, signalProcessGroup, terminateProcessGroup } from '@marin/rigging';
 import { exitStatusOf } from './exit-status.js';
 import type { ExitStatus } from './exit-status.js';
-import { isGroupAlive, signalGroup, terminateGroup, waitUntil } from './process-group.js';
 import { processStartTime, readGroup, UsageTracker } from './resource-usage.js';
 import type { ResourceUsage } from './resource-usage.js';
 
@@ -114,8 +114,8 @@ export class AttemptProcess {
       clearInterval(this.#sampler);
       // The attempt ends with its leader: background processes it left in the group would
       // otherwise hold ports, chips and the output pipes forever.
-      signalGroup(this.pgid, 'SIGKILL');
-      await waitUntil(() => !isGroupAlive(this.pgid), 30_000);
+      signalProcessGroup(this.pgid, 'SIGKILL');
+      await pollUntil(() => !isProcessGroupAlive(this.pgid), { timeoutMs: 30_000 });
       await Promise.race([output, new Promise((r) => setTimeout(r, 2000))]);
       return status;
     });
@@ -207,9 +207,9 @@ export class AttemptProcess {
    */
   async stop(termTimeoutMs: number): Promise<AttemptExit> {
     if (!this.#leaderExited) {
-      await terminateGroup(this.pgid, {
-        termTimeoutMs,
-        isGone: () => this.#leaderExited && !isGroupAlive(this.pgid),
+      await terminateProcessGroup(this.pgid, {
+        graceMs: termTimeoutMs,
+        isGone: () => this.#leaderExited && !isProcessGroupAlive(this.pgid),
       });
     }
     return this.exited;

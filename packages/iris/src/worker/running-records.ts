@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pollUntil, terminateProcessGroup } from '@marin/rigging';
 import { z } from 'zod';
-import { terminateGroup, waitUntil } from './process-group.js';
 import { processStartTime } from './resource-usage.js';
 
 /** What the worker remembers on disk about a running attempt, so a successor can clean up after a crash. */
@@ -79,10 +79,10 @@ export class RunningRecords {
       if (supervisorPid !== undefined && processStartTime(supervisorPid) === supervisorStartTime) {
         // The supervisor saw its daemon die, killed the task and is telling the controller the real
         // outcome; registering before it is done would let the controller fail the attempt first.
-        await waitUntil(() => processStartTime(supervisorPid) !== supervisorStartTime, supervisorWaitMs);
+        await pollUntil(() => processStartTime(supervisorPid) !== supervisorStartTime, { timeoutMs: supervisorWaitMs });
       }
       if (processStartTime(record.pid) === record.startTime) {
-        await terminateGroup(record.pgid, { termTimeoutMs });
+        await terminateProcessGroup(record.pgid, { graceMs: termTimeoutMs });
         killed.push(record.uid);
       }
       await rm(path, { force: true });

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessGroupAlive, pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptProcess } from '../../src/worker/attempt-process.js';
-import { isGroupAlive, waitUntil } from '../../src/worker/process-group.js';
 import { RunningRecords } from '../../src/worker/running-records.js';
 
 let dir: string;
@@ -76,7 +76,7 @@ describe('AttemptProcess', () => {
       console.log('grandchild ' + child.pid);
       setInterval(() => {}, 1000);`;
     const proc = await node(script, lines);
-    await waitUntil(() => lines.some((l) => l.line.startsWith('grandchild ')), 20_000);
+    await pollUntil(() => lines.some((l) => l.line.startsWith('grandchild ')), { timeoutMs: 20_000 });
     const grandchild = Number(lines.find((l) => l.line.startsWith('grandchild '))?.line.split(' ')[1]);
     expect(pidAlive(grandchild)).toBe(true);
     const started = Date.now();
@@ -84,8 +84,8 @@ describe('AttemptProcess', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
     expect(status).toMatchObject({ exitCode: 137, signal: 'SIGKILL' });
     expect(lines.some((l) => l.line === 'got SIGTERM, ignoring')).toBe(true);
-    expect(await waitUntil(() => !pidAlive(grandchild), 10_000)).toBe(true);
-    expect(isGroupAlive(proc.pgid)).toBe(false);
+    expect(await pollUntil(() => !pidAlive(grandchild), { timeoutMs: 10_000 })).toBe(true);
+    expect(isProcessGroupAlive(proc.pgid)).toBe(false);
   });
 
   it('kills background processes left in the group when the leader exits', async () => {
@@ -98,7 +98,7 @@ describe('AttemptProcess', () => {
     const proc = await node(script, lines);
     expect(await proc.exited).toMatchObject({ exitCode: 0 });
     const bg = Number(lines.find((l) => l.line.startsWith('bg '))?.line.split(' ')[1]);
-    expect(await waitUntil(() => !pidAlive(bg), 10_000)).toBe(true);
+    expect(await pollUntil(() => !pidAlive(bg), { timeoutMs: 10_000 })).toBe(true);
   });
 
   it('samples CPU, memory and process count of the group from /proc', async () => {
@@ -125,7 +125,7 @@ describe('RunningRecords.killLeftovers()', () => {
   it('kills a recorded group whose leader still has the recorded start time, and only for this worker id', async () => {
     const lines: { source: string; line: string }[] = [];
     const proc = await node('process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)', lines);
-    await waitUntil(() => lines.length > 0, 20_000);
+    await pollUntil(() => lines.length > 0, { timeoutMs: 20_000 });
     const mine = new RunningRecords({ cacheDir: dir, workerId: 'w-1' });
     const other = new RunningRecords({ cacheDir: dir, workerId: 'w-2' });
     await mine.add({ uid: 'u1', pid: proc.pid, pgid: proc.pgid, startTime: proc.startTime, startedAtMs: proc.startedAtMs });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { isProcessGroupAlive, terminateProcessGroup } from '@marin/rigging';
 
 /** How a process group's leader ended. */
 export type ProcessOutcome =
@@ -14,7 +15,7 @@ export interface ProcessGroupRun {
   readonly pid: number | undefined;
   /** Settles when the leader exits (after its output was read) or could not start. */
   readonly outcome: Promise<ProcessOutcome>;
-  /** SIGTERM to the group, SIGKILL to the group after `graceMs`; resolves once the leader is gone. */
+  /** SIGTERM to the group, SIGKILL to what is left of it after `graceMs`; resolves once the leader is gone. */
   terminate(graceMs: number): Promise<void>;
 }
 
@@ -26,14 +27,6 @@ export interface ProcessGroupSpec {
   readonly env: NodeJS.ProcessEnv;
   /** Called for each stdout or stderr line, in arrival order per stream. */
   readonly onLine: (line: string, stream: 'stdout' | 'stderr') => void;
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the whole group is already gone.
-  }
 }
 
 function pipeLines(stream: Readable | null, which: 'stdout' | 'stderr', onLine: ProcessGroupSpec['onLine']): Promise<void> {
@@ -54,12 +47,14 @@ export function spawnProcessGroup(spec: ProcessGroupSpec): ProcessGroupRun {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let leaderExited = false;
   const outputDone = Promise.all([pipeLines(child.stdout, 'stdout', spec.onLine), pipeLines(child.stderr, 'stderr', spec.onLine)]);
   const outcome = new Promise<ProcessOutcome>((resolve) => {
     child.once('error', (error) => {
       if (child.pid === undefined) resolve({ kind: 'spawn-error', error });
     });
     child.once('exit', (code, signal) => {
+      leaderExited = true;
       const exitCode = code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0));
       // Wait for the pipes so every line is in the tail before the job reports its end; grandchildren holding
       // the pipes open must not block that, hence the cap.
@@ -74,15 +69,8 @@ export function spawnProcessGroup(spec: ProcessGroupSpec): ProcessGroupRun {
     outcome,
     async terminate(graceMs: number): Promise<void> {
       if (pid === undefined) return;
-      killGroup(pid, 'SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<void>((r) => {
-        timer = setTimeout(r, graceMs);
-      });
-      await Promise.race([outcome, graceOver]);
-      clearTimeout(timer);
-      // Also reaps grandchildren that outlived the leader or ignored SIGTERM.
-      killGroup(pid, 'SIGKILL');
+      // Grandchildren share the group: the ones that outlived the leader or ignored SIGTERM get SIGKILL too.
+      await terminateProcessGroup(pid, { graceMs, isGone: () => leaderExited && !isProcessGroupAlive(pid) });
       await outcome;
     },
   };
