@@ -1,3 +1,4 @@
+import { ExponentialBackoff, pollUntil } from '@marin/rigging';
 import { WaitTimeout } from '../errors.js';
 import type { JobHandle, WaitOptions } from './client.js';
 import { isFinished } from './job-status.js';
@@ -10,10 +11,6 @@ export const WAIT_ALL_BACKOFF = 1.5;
 /** Cap of the sleep between rounds. */
 export const WAIT_ALL_MAX_SLEEP_MS = 2000;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * Waits for every job, polling each unfinished handle's `status()` and sleeping 50 ms, ×1.5 per round, capped at
  * 2 s. Returns the final statuses in input order.
@@ -23,10 +20,8 @@ function sleep(ms: number): Promise<void> {
  */
 export async function waitAll(jobs: readonly JobHandle[], options: WaitOptions = {}): Promise<JobStatus[]> {
   const { timeoutMs, raiseOnFailure = true } = options;
-  const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
   const statuses: (JobStatus | undefined)[] = jobs.map(() => undefined);
-  let sleepMs = WAIT_ALL_INITIAL_SLEEP_MS;
-  for (;;) {
+  const pollRound = async (): Promise<boolean> => {
     for (const [i, job] of jobs.entries()) {
       if (statuses[i] !== undefined) continue;
       const status = await job.status();
@@ -37,11 +32,11 @@ export async function waitAll(jobs: readonly JobHandle[], options: WaitOptions =
         await job.wait({ raiseOnFailure: true });
       }
     }
-    const pending = jobs.filter((_, i) => statuses[i] === undefined);
-    if (pending.length === 0) return statuses as JobStatus[];
-    const now = Date.now();
-    if (now >= deadline) throw new WaitTimeout(pending.map((j) => j.jobId), timeoutMs ?? 0);
-    await sleep(Math.min(sleepMs, deadline - now));
-    sleepMs = Math.min(sleepMs * WAIT_ALL_BACKOFF, WAIT_ALL_MAX_SLEEP_MS);
+    return statuses.every((s) => s !== undefined);
+  };
+  const interval = new ExponentialBackoff({ initialMs: WAIT_ALL_INITIAL_SLEEP_MS, factor: WAIT_ALL_BACKOFF, maximumMs: WAIT_ALL_MAX_SLEEP_MS, jitter: 0 });
+  if (!(await pollUntil(pollRound, { timeoutMs, interval }))) {
+    throw new WaitTimeout(jobs.filter((_, i) => statuses[i] === undefined).map((j) => j.jobId), timeoutMs ?? 0);
   }
+  return statuses as JobStatus[];
 }

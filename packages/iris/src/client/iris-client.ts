@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
+import { ExponentialBackoff, pollUntil } from '@marin/rigging';
 import { z } from 'zod';
 import { createAuthInterceptor } from '../auth/token-auth.js';
 import type { Bundle } from '../bundle/create-bundle.js';
@@ -209,19 +210,20 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
       return followStream(raw, toProtoQuery(q), opts.signal);
     },
     async waitForJob(jobId, opts = {}) {
-      const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
       // Short first polls: most local jobs end within a few control ticks.
-      let delay = 10;
-      for (;;) {
-        if (opts.signal?.aborted) throw new IrisError('IRIS_CANCELLED', `waiting for job "${jobId}" was cancelled`, { cause: opts.signal.reason });
-        const states = await call(raw.getJobStates, { jobIds: [jobId] });
-        const s = states.states[jobId];
-        if (s === undefined) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
-        if (TERMINAL_JOB_STATES.has(jobStateFromProto(s))) return getJob(jobId, { includeTasks: true });
-        if (Date.now() >= deadline) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `job "${jobId}" did not finish within ${opts.timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, deadline - Date.now()))));
-        delay = Math.min(delay * 1.5, 500);
-      }
+      const interval = new ExponentialBackoff({ initialMs: 10, factor: 1.5, maximumMs: 500, jitter: 0 });
+      const finished = await pollUntil(
+        async () => {
+          if (opts.signal?.aborted) throw new IrisError('IRIS_CANCELLED', `waiting for job "${jobId}" was cancelled`, { cause: opts.signal.reason });
+          const states = await call(raw.getJobStates, { jobIds: [jobId] });
+          const s = states.states[jobId];
+          if (s === undefined) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+          return TERMINAL_JOB_STATES.has(jobStateFromProto(s));
+        },
+        { timeoutMs: opts.timeoutMs, interval },
+      );
+      if (!finished) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `job "${jobId}" did not finish within ${opts.timeoutMs} ms`);
+      return getJob(jobId, { includeTasks: true });
     },
     async registerEndpoint(e) {
       const taskId = e.taskId ?? process.env['IRIS_TASK_ID'];

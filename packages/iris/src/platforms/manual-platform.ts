@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { pollUntil } from '@marin/rigging';
 import { IrisError } from '../errors.js';
 import type { Platform, PlatformSlice, SliceRequest } from './platform.js';
 import { vmCountOf } from './platform.js';
@@ -79,14 +80,15 @@ export function createManualPlatform(options: ManualPlatformOptions): Platform {
     const worker = `${env}exec ${irisCommand} worker start ${flags.map(sh).join(' ')}`;
     // setsid: the worker outlives this SSH session and leads its own process group, which delete signals.
     await ssh(host, `mkdir -p ${sh(dir)} && cd ${sh(dir)} && { setsid sh -c ${sh(worker)} > worker.log 2>&1 < /dev/null & echo $! > worker.pid; }`);
-    const deadline = Date.now() + startTimeoutMs;
-    for (;;) {
-      const out = await ssh(host, `cd ${sh(dir)} && if grep -q '^iris worker ' worker.log; then echo ready; elif kill -0 "$(cat worker.pid)" 2>/dev/null; then echo starting; else echo exited; tail -c 500 worker.log; fi`);
-      if (out.startsWith('ready')) return;
-      if (out.startsWith('exited')) throw new IrisError('IRIS_UNAVAILABLE', `worker ${o.workerId} on ${host} exited before serving: ${out.slice('exited'.length).trim()}`);
-      if (Date.now() > deadline) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `worker ${o.workerId} on ${host} did not serve within ${startTimeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const serving = await pollUntil(
+      async () => {
+        const out = await ssh(host, `cd ${sh(dir)} && if grep -q '^iris worker ' worker.log; then echo ready; elif kill -0 "$(cat worker.pid)" 2>/dev/null; then echo starting; else echo exited; tail -c 500 worker.log; fi`);
+        if (out.startsWith('exited')) throw new IrisError('IRIS_UNAVAILABLE', `worker ${o.workerId} on ${host} exited before serving: ${out.slice('exited'.length).trim()}`);
+        return out.startsWith('ready');
+      },
+      { timeoutMs: startTimeoutMs, interval: 250 },
+    );
+    if (!serving) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `worker ${o.workerId} on ${host} did not serve within ${startTimeoutMs} ms`);
   };
 
   const stopWorker = async (sliceId: string, host: string, vm: number): Promise<void> => {

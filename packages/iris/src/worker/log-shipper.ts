@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '@marin/rigging';
 import { LogSource as WireLogSource } from '../gen/iris/v1/types.js';
 import type { LogEntry } from '../gen/iris/v1/types.js';
 import { LOG_LEVELS, parseLogLevel, splitLogLine } from './log-line.js';
@@ -112,15 +112,16 @@ export class LogShipper implements AsyncDisposable {
    * controller before its terminal state is reported.
    * @returns whether everything was delivered
    */
-  async drain(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.#flushing !== null) await this.#flushing;
-      if (this.#queue.length === 0) return true;
-      if (await this.flush()) continue;
-      if (Date.now() >= deadline) return false;
-      await sleep(Math.min(this.#options.flushIntervalMs, Math.max(1, deadline - Date.now())));
-    }
+  drain(timeoutMs: number): Promise<boolean> {
+    // One check flushes for as long as pushes succeed; a failed push waits a flush interval.
+    const flushed = async (): Promise<boolean> => {
+      for (;;) {
+        if (this.#flushing !== null) await this.#flushing;
+        if (this.#queue.length === 0) return true;
+        if (!(await this.flush())) return false;
+      }
+    };
+    return pollUntil(flushed, { timeoutMs, interval: this.#options.flushIntervalMs });
   }
 
   /** Drops the sequence counter of an attempt the worker has forgotten. */

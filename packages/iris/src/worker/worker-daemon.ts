@@ -5,6 +5,7 @@ import { cpus, freemem, hostname, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { ExponentialBackoff } from '@marin/rigging';
 import { z } from 'zod';
 import { BundleCache } from '../bundle/bundle-cache.js';
 import { EnvironmentCache } from '../bundle/environment-cache.js';
@@ -272,7 +273,7 @@ class WorkerDaemon implements WorkerHandle {
 
   async #runRegisterLoop(): Promise<void> {
     const config = this.#config;
-    let delayMs = config.registerRetryInitialMs;
+    const backoff = new ExponentialBackoff({ initialMs: config.registerRetryInitialMs, factor: 2, maximumMs: config.registerRetryMaxMs, jitter: 0 });
     while (!this.#closed) {
       try {
         const sentAtMs = Date.now();
@@ -281,7 +282,7 @@ class WorkerDaemon implements WorkerHandle {
         this.#fence.registered(sentAtMs);
         this.#registered = true;
         this.#lastReconcileAtMs = Date.now();
-        delayMs = config.registerRetryInitialMs;
+        backoff.reset();
         for (const waiter of this.#registeredWaiters.splice(0)) waiter();
         // Stay registered while Reconcile calls keep arriving; silence means the controller lost us.
         while (!this.#closed && Date.now() - this.#lastReconcileAtMs < config.reregisterAfterMs) {
@@ -290,8 +291,7 @@ class WorkerDaemon implements WorkerHandle {
         this.#registered = false;
       } catch {
         this.#registered = false;
-        await this.#sleep(delayMs);
-        delayMs = Math.min(delayMs * 2, config.registerRetryMaxMs);
+        await this.#sleep(backoff.nextIntervalMs());
       }
     }
   }

@@ -1,3 +1,4 @@
+import { ExponentialBackoff, pollUntil } from '@marin/rigging';
 import type { JobHandle, WaitOptions } from '../../client/client.js';
 import type { FrayLogger } from '../../client/logger.js';
 import { isFinished } from '../../client/job-status.js';
@@ -48,16 +49,10 @@ export class IrisJobHandle implements JobHandle {
   /** Polls the state (by default 100 ms, ×1.5, capped at 2 s) until the job is finished. */
   async wait(options: WaitOptions = {}): Promise<JobStatus> {
     const { timeoutMs, raiseOnFailure = true, pollInitialMs = IRIS_WAIT_INITIAL_SLEEP_MS, pollBackoff = 1.5 } = options;
-    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
-    let sleepMs = pollInitialMs;
-    let status = await this.status();
-    while (!isFinished(status)) {
-      const now = Date.now();
-      if (now >= deadline) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
-      await new Promise((r) => setTimeout(r, Math.min(sleepMs, deadline - now)));
-      sleepMs = Math.min(sleepMs * pollBackoff, IRIS_WAIT_MAX_SLEEP_MS);
-      status = await this.status();
-    }
+    const interval = new ExponentialBackoff({ initialMs: pollInitialMs, factor: pollBackoff, maximumMs: IRIS_WAIT_MAX_SLEEP_MS, jitter: 0 });
+    let status = 'pending' as JobStatus;
+    const finished = await pollUntil(async () => isFinished((status = await this.status())), { timeoutMs, interval });
+    if (!finished) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
     if (status === 'failed' || status === 'stopped') {
       let info: { state: string; error: string; exitCode: number };
       try {
