@@ -1,3 +1,4 @@
+import { retryWithBackoff } from '@marin/rigging';
 import { PipelineError } from '../../errors.js';
 import { HUB_MAX_ATTEMPTS, hubRetryDelayMs } from './retry-schedule.js';
 
@@ -44,23 +45,41 @@ export function asAttemptError(err: unknown, operation: string): CodedFailure {
 /**
  * Runs `fn` until it succeeds, retrying retryable failures on the hub's schedule
  * ({@link hubRetryDelayMs}: exponential from 5 s, 15 min cap, `RateLimit` reset honoured). The last
- * failure is rethrown once the attempts run out; a non-retryable one is rethrown at once.
+ * failure is rethrown once the attempts run out; a non-retryable one is rethrown at once; once `signal`
+ * aborts, its reason is thrown.
  */
 export async function retryHubCall<T>(fn: (attempt: number) => Promise<T>, opts: HubRetryOptions): Promise<T> {
   const maxAttempts = opts.maxAttempts ?? HUB_MAX_ATTEMPTS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn(attempt);
-    } catch (raw) {
-      opts.signal.throwIfAborted();
-      const err = asAttemptError(raw, opts.operation);
-      if (!err.retryable || attempt + 1 >= maxAttempts) throw err;
-      const reset = err.details['rateLimitResetSeconds'];
-      const delayMs = hubRetryDelayMs(attempt, opts.random, typeof reset === 'number' ? reset : null);
-      opts.log(
-        `${opts.operation}: attempt ${attempt + 1}/${maxAttempts} failed (${err.message}), retrying in ${(delayMs / 1000).toFixed(1)}s`,
-      );
-      await opts.sleep(delayMs, opts.signal);
-    }
+  try {
+    // rigging counts attempts from 1; the hub's schedule and `fn` count from 0.
+    return await retryWithBackoff(
+      async (attempt) => {
+        try {
+          return await fn(attempt - 1);
+        } catch (raw) {
+          opts.signal.throwIfAborted();
+          throw asAttemptError(raw, opts.operation);
+        }
+      },
+      {
+        maxAttempts,
+        retryable: (err) => isCodedFailure(err) && err.retryable,
+        // The per-error wait: a 429's rate-limit reset raises the backoff.
+        delayMs: (err, attempt) => {
+          const reset = isCodedFailure(err) ? err.details['rateLimitResetSeconds'] : undefined;
+          return hubRetryDelayMs(attempt - 1, opts.random, typeof reset === 'number' ? reset : null);
+        },
+        signal: opts.signal,
+        sleep: (ms) => opts.sleep(ms, opts.signal),
+        log: () => undefined,
+        onRetry: ({ attempt, error, delayMs }) =>
+          opts.log(
+            `${opts.operation}: attempt ${attempt}/${maxAttempts} failed (${(error as Error).message}), retrying in ${(delayMs / 1000).toFixed(1)}s`,
+          ),
+      },
+    );
+  } catch (err) {
+    opts.signal.throwIfAborted();
+    throw err;
   }
 }
