@@ -1,23 +1,15 @@
-/** Where the executor's log lines go; inject one to capture or silence them. */
-export interface ExecutorLogger {
-  /** Progress and decisions (`Skip <label>: already succeeded`). */
-  info(msg: string): void;
-  /** Something surprising that does not stop the run (duplicate steps, override mismatches). */
-  warn(msg: string): void;
-}
+import { createStderrLogger, silentLogger as riggingSilentLogger } from '@marin/rigging';
+import type { Logger } from '@marin/rigging';
 
-/** The default logger: one line per message on stderr, prefixed with its level. */
-export const stderrLogger: ExecutorLogger = Object.freeze({
-  info(msg: string): void {
-    process.stderr.write(`[executor] INFO ${msg}\n`);
-  },
-  warn(msg: string): void {
-    process.stderr.write(`[executor] WARN ${msg}\n`);
-  },
-});
+/**
+ * Where the executor's log lines go; inject one to capture or silence them. It is rigging's `Logger`:
+ * `info` for progress and decisions (`Skip <label>: already succeeded`), `warn` for surprises that do
+ * not stop the run (duplicate steps, override mismatches).
+ */
+export type ExecutorLogger = Logger;
+
+/** The default logger: one line per message on stderr, `[executor] INFO …` / `[executor] WARN …`. */
+export const stderrLogger: ExecutorLogger = createStderrLogger('executor');
 
 /** A logger that drops everything (benchmarks, tests that only check data). */
-export const silentLogger: ExecutorLogger = Object.freeze({
-  info(): void {},
-  warn(): void {},
-});
+export const silentLogger: ExecutorLogger = riggingSilentLogger;

@@ -103,6 +103,8 @@ export type { PollOptions } from './retry/poll-until.js';
 export { defaultSleep } from './retry/sleep.js';
 export { isProcessGroupAlive, signalProcessGroup, terminateProcessGroup } from './process/process-group.js';
 export type { TerminateProcessGroupOptions } from './process/process-group.js';
+export { createStderrLogger, silentLogger } from './log/logger.js';
+export type { Logger } from './log/logger.js';
 export type { Sleep } from './retry/sleep.js';
 export { createGcsClient, sharedGcsClient } from './fs/gcs-client.js';
 export type { GcsClientOptions } from './fs/gcs-client.js';
