@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { pollUntil } from '@marin/rigging';
 import { createClusterAdminClient } from '../client/cluster-admin-client.js';
 import { createIrisClient } from '../client/iris-client.js';
 import { formatBytes } from '../client/sizes.js';
@@ -121,17 +122,21 @@ async function detach(io: CliIo, argv: readonly string[]): Promise<number> {
     env: io.env,
   });
   child.unref();
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    const record = readLocalClusterRecord(io.env);
-    if (record !== undefined && record.pid === child.pid && (await controllerAnswers(record.address, record.authToken))) {
-      io.stdout(`iris local cluster at ${record.address} (pid ${record.pid})\n`);
-      return 0;
-    }
-    if (child.exitCode !== null) break;
-  }
-  throw new IrisError('IRIS_UNAVAILABLE', 'the detached local cluster did not come up');
+  let up: { address: string; pid: number } | undefined;
+  await pollUntil(
+    async () => {
+      const record = readLocalClusterRecord(io.env);
+      if (record !== undefined && record.pid === child.pid && (await controllerAnswers(record.address, record.authToken))) {
+        up = record;
+        return true;
+      }
+      return child.exitCode !== null;
+    },
+    { timeoutMs: 60_000, interval: 200 },
+  );
+  if (up === undefined) throw new IrisError('IRIS_UNAVAILABLE', 'the detached local cluster did not come up');
+  io.stdout(`iris local cluster at ${up.address} (pid ${up.pid})\n`);
+  return 0;
 }
 
 /**
@@ -257,9 +262,7 @@ export async function clusterStopCommand(io: CliIo): Promise<number> {
     }
   };
   if (alive()) process.kill(record.pid, 'SIGTERM');
-  const deadline = Date.now() + 30_000;
-  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (alive()) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `local cluster pid ${record.pid} did not exit within 30 s`);
+  if (!(await pollUntil(() => !alive(), { timeoutMs: 30_000, interval: 100 }))) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `local cluster pid ${record.pid} did not exit within 30 s`);
   rmSync(localClusterRecordPath(io.env), { force: true });
   io.stdout(`stopped local cluster at ${record.address}\n`);
   return 0;

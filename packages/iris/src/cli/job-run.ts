@@ -1,3 +1,4 @@
+import { defaultSleep } from '@marin/rigging';
 import { workspaceRoot } from '../client/iris-client.js';
 import type { IrisClient } from '../client/iris-client.js';
 import type { JobSpec } from '../client/job-spec.js';
@@ -161,10 +162,7 @@ async function followToEnd(
   const watcher = opts.failFastUnschedulable
     ? (async () => {
         while (!stop.signal.aborted) {
-          await new Promise<void>((r) => {
-            const t = setTimeout(r, 250);
-            stop.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
-          });
+          await defaultSleep(250, stop.signal).catch(() => undefined);
           if (stop.signal.aborted) return;
           const job = await client.getJob(jobId).catch(() => undefined);
           if (job && job.state === 'PENDING' && !job.canBeScheduled) {
