@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { signalProcessGroup } from '@marin/rigging';
 import ts from 'typescript';
 
 /** The fence languages that are checked; every other fence (sh, yaml, json) is left alone. */
@@ -182,13 +183,7 @@ export async function runExample(example: Example, opts: { root: string; scratch
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     let timedOut = false;
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // the group is already gone
-      }
-    };
+    const killGroup = () => signalProcessGroup(child.pid!, 'SIGKILL');
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();

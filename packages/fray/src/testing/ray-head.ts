@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from '@marin/rigging';
+import { isProcessGroupAlive, pollUntil, pythonEnvCacheDir, pythonEnvDir, pythonEnvKey, terminateProcessGroup } from '@marin/rigging';
 import { FrayError } from '../errors.js';
 import { DEFAULT_PYTHON_VERSION } from '../request/python-env-spec.js';
 import { findWorkspaceRoot } from '../runner/workspace-root.js';
@@ -119,56 +119,50 @@ export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHea
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-8000)));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-8000)));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let exitedEarly = false;
+  child.once('exit', () => (exitedEarly = true));
   let stopped = false;
 
   const close = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
     const group = child.pid;
-    const signalGroup = (sig: NodeJS.Signals): void => {
-      try {
-        if (group !== undefined) process.kill(-group, sig);
-      } catch {
-        // already gone
-      }
-    };
-    signalGroup('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    signalGroup('SIGKILL');
-    // Workers and the job supervisors' children can leave the group; the marker finds them.
-    for (let round = 0; round < 20; round++) {
-      const left = pidsWithMarker(marker).filter((p) => p !== process.pid);
-      if (left.length === 0) break;
-      for (const pid of left) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // exited meanwhile
-        }
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    if (group !== undefined) {
+      await terminateProcessGroup(group, { graceMs: 10_000, isGone: () => exitedEarly && !isProcessGroupAlive(group) });
     }
+    // Workers and the job supervisors' children can leave the group; the marker finds them.
+    await pollUntil(
+      () => {
+        const left = pidsWithMarker(marker).filter((p) => p !== process.pid);
+        for (const pid of left) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // exited meanwhile
+          }
+        }
+        return left.length === 0;
+      },
+      { timeoutMs: 2_000, interval: 100 },
+    );
     rmSync(tempDir, { recursive: true, force: true });
   };
 
   const address = `http://127.0.0.1:${dashboard}`;
-  const deadline = Date.now() + 60_000;
   let ready = false;
-  let exitedEarly = false;
-  void exited.then(() => (exitedEarly = true));
-  while (Date.now() < deadline && !exitedEarly) {
-    try {
-      const res = await fetch(`${address}/api/jobs/`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) {
-        ready = true;
-        break;
+  await pollUntil(
+    async () => {
+      if (exitedEarly) return true;
+      try {
+        const res = await fetch(`${address}/api/jobs/`, { signal: AbortSignal.timeout(2000) });
+        ready = res.ok;
+      } catch {
+        // not up yet
       }
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+      return ready;
+    },
+    { timeoutMs: 60_000, interval: 250 },
+  );
   if (!ready) {
     await close();
     throw new FrayError('FRAY_BACKEND_UNAVAILABLE', `the Ray head did not start within 60 s`, { retryable: false, details: { output } });
