@@ -38,6 +38,14 @@ export interface JobHandle {
    * @throws {WaitTimeout} FRAY_WAIT_TIMEOUT when `timeoutMs` runs out
    */
   wait(options?: WaitOptions): Promise<JobStatus>;
+  /**
+   * Why the job is not running yet, in the backend's words, or `undefined` when it is not pending or the
+   * backend gives no reason. Iris: the controller's pending reason (e.g. no worker has the requested TPU);
+   * Ray: the job's `message` while it is `PENDING`; local: `waiting for a free slot (N of M running)`.
+   * Meant for progress reports; cheap enough to poll every few seconds.
+   * @throws {FrayError} FRAY_JOB_NOT_FOUND when the backend does not know the job
+   */
+  pendingReason(): Promise<string | undefined>;
   /** The last output lines of the job. @default maxLines 1000 */
   logs(options?: { maxLines?: number }): Promise<string[]>;
   /** Stops the job; it ends `stopped`. Idempotent, and a no-op on a finished job. */

@@ -18,6 +18,7 @@ function scripted(jobId: string, sequence: JobStatus[]): JobHandle & { polledAt:
       i += 1;
       return s;
     }),
+    pendingReason: vi.fn(async () => undefined),
     wait: vi.fn(async ({ raiseOnFailure = true } = {}) => {
       const s = current();
       if (raiseOnFailure && (s === 'failed' || s === 'stopped')) throw new JobFailed(jobId, s, `Job ${jobId} ${s}: scripted`);

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { startLocalCluster } from '@marin/iris';
 import type { LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Entrypoint, JobFailed, buildStepReentry, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
+import { Entrypoint, JobFailed, ResourceConfig, buildStepReentry, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
 import type { FrayLogger, IrisJobClient } from '@marin/fray';
 
 import { clientContract } from '../contracts/client.contract.js';
+import { pendingReasonContract } from '../contracts/pending-reason.contract.js';
 
 const FIXTURE = 'packages/fray/test/fixtures/jobs.ts';
 const quiet: FrayLogger = { info: () => undefined, warn: () => undefined };
@@ -27,6 +28,12 @@ beforeEach(async () => {
 });
 
 clientContract('iris, in place', () => createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }));
+
+// No worker of the embedded cluster has a TPU.
+pendingReasonContract('iris', {
+  open: () => createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }),
+  unplaceable: ResourceConfig.withTpu('v5litepod-8', { cpu: 1, ram: '256m', disk: '1g' }),
+});
 
 /** A unique job name per test run: the cluster outlives single tests. */
 function name(base: string): string {

@@ -9,6 +9,7 @@ import type { RayClient, RayJobHandle } from '@marin/fray';
 import { startRayHead } from '@marin/fray/testing';
 import type { RayHead } from '@marin/fray/testing';
 import { clientContract } from '../contracts/client.contract.js';
+import { pendingReasonContract } from '../contracts/pending-reason.contract.js';
 import { pythonEnvContract } from '../contracts/python-env.contract.js';
 
 let head: RayHead | null = null;
@@ -34,6 +35,9 @@ function open(): RayClient {
 }
 
 clientContract('ray', open);
+
+// The head has 4 TPU chips of a v4-8; a v5litepod-8 needs 8 on one VM.
+pendingReasonContract('ray', { open, unplaceable: ResourceConfig.withTpu('v5litepod-8', { cpu: 1, ram: '256m', disk: '1g' }) });
 
 pythonEnvContract('ray', {
   open,

@@ -46,6 +46,17 @@ export class IrisJobHandle implements JobHandle {
     return frayStatusOfIrisState(state);
   }
 
+  /** The controller's pending reason (what `iris job summary` shows); `undefined` once nothing of the job is pending. */
+  async pendingReason(): Promise<string | undefined> {
+    let info: { pendingReason: string };
+    try {
+      info = await this.client.getJob(this.jobId);
+    } catch (e) {
+      throw frayErrorOfIris(e, `pending reason of "${this.jobId}"`);
+    }
+    return info.pendingReason === '' ? undefined : info.pendingReason;
+  }
+
   /** Polls the state (by default 100 ms, ×1.5, capped at 2 s) until the job is finished. */
   async wait(options: WaitOptions = {}): Promise<JobStatus> {
     const { timeoutMs, raiseOnFailure = true, pollInitialMs = IRIS_WAIT_INITIAL_SLEEP_MS, pollBackoff = 1.5 } = options;

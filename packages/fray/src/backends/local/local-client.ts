@@ -133,6 +133,7 @@ export function createLocalClient(options: LocalClientOptions = {}): LocalClient
         cwd,
         workspace,
         pythonEnvCacheDir: config.pythonEnvCacheDir ?? pythonEnvCacheDir(),
+        slots: () => ({ running, maxConcurrency: config.maxConcurrency }),
       });
       jobs.set(resolved.name, job);
       queue.push(job);

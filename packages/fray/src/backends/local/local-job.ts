@@ -30,6 +30,8 @@ export interface LocalJobHost {
   readonly workspace: () => string;
   /** Where Python environments of jobs with a `pythonEnv` are built and cached. */
   readonly pythonEnvCacheDir: string;
+  /** The client's pool: jobs running now and the most that may run at once. */
+  readonly slots: () => { running: number; maxConcurrency: number };
 }
 
 /** One job of the local backend: queued, then run in this process or as process groups. */
@@ -91,6 +93,13 @@ export class LocalJob implements JobHandle {
       this.host.logger.warn(`job ${this.jobId} ${final}: ${final === 'stopped' ? 'terminated' : describe(this.error)}`);
     }
     return final;
+  }
+
+  /** `waiting for a free slot (N of M running)` while queued; `undefined` otherwise. */
+  pendingReason(): Promise<string | undefined> {
+    if (this.state !== 'pending') return Promise.resolve(undefined);
+    const { running, maxConcurrency } = this.host.slots();
+    return Promise.resolve(`waiting for a free slot (${running} of ${maxConcurrency} running)`);
   }
 
   logs(options: { maxLines?: number } = {}): Promise<string[]> {

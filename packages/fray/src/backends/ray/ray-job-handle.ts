@@ -1,3 +1,4 @@
+import { ExponentialBackoff, defaultSleep, pollUntil } from '@marin/rigging';
 import type { JobHandle, WaitOptions } from '../../client/client.js';
 import type { FrayLogger } from '../../client/logger.js';
 import { isFinished } from '../../client/job-status.js';
@@ -63,6 +64,14 @@ export class RayJobHandle implements JobHandle {
     return this.statusOf(await this.info());
   }
 
+  /** Ray's `message` while the job is `PENDING` (e.g. that it waits for resources); `undefined` otherwise. */
+  async pendingReason(): Promise<string | undefined> {
+    const info = await this.info();
+    if (this.statusOf(info) !== 'pending') return undefined;
+    const reason = info.message.trim();
+    return reason === '' ? undefined : reason;
+  }
+
   private statusOf(info: RayJobInfo): JobStatus {
     if (this.stopAccepted && info.state === 'PENDING') return 'stopped';
     return frayStatusOfRayState(info.state);
@@ -71,18 +80,18 @@ export class RayJobHandle implements JobHandle {
   /** Polls (by default 100 ms, ×1.5, capped at 2 s) until the job is finished. */
   async wait(options: WaitOptions = {}): Promise<JobStatus> {
     const { timeoutMs, raiseOnFailure = true, pollInitialMs = RAY_WAIT_INITIAL_SLEEP_MS, pollBackoff = 1.5 } = options;
-    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
-    let sleepMs = pollInitialMs;
-    let info = await this.info();
-    let status = this.statusOf(info);
-    while (!isFinished(status)) {
-      const now = Date.now();
-      if (now >= deadline) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
-      await new Promise((r) => setTimeout(r, Math.min(sleepMs, deadline - now)));
-      sleepMs = Math.min(sleepMs * pollBackoff, RAY_WAIT_MAX_SLEEP_MS);
-      info = await this.info();
-      status = this.statusOf(info);
-    }
+    const interval = new ExponentialBackoff({ initialMs: pollInitialMs, factor: pollBackoff, maximumMs: RAY_WAIT_MAX_SLEEP_MS, jitter: 0 });
+    let info = undefined as RayJobInfo | undefined;
+    let status = 'pending' as JobStatus;
+    const finished = await pollUntil(
+      async () => {
+        info = await this.info();
+        status = this.statusOf(info);
+        return isFinished(status);
+      },
+      { timeoutMs, interval },
+    );
+    if (!finished || info === undefined) throw new WaitTimeout([this.jobId], timeoutMs ?? 0);
     if (status === 'failed' || status === 'stopped') {
       const envFailure = info.exitCode === PYTHON_ENV_FAILED_EXIT ? pythonEnvFailureOf(await this.logs({ maxLines: 200 }).catch(() => [] as string[])) : null;
       const reason =
@@ -126,7 +135,8 @@ export class RayJobHandle implements JobHandle {
         if (partial !== '') yield partial;
         return;
       }
-      await new Promise((r) => setTimeout(r, pollMs));
+      // An abort ends the wait early; the next pass reads the last lines and returns.
+      await defaultSleep(pollMs, options.signal).catch(() => undefined);
     }
   }
 
