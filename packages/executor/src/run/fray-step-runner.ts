@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { FrayError, RemoteCallable, buildStepReentry, currentClient, findWorkspaceRoot, stepJobRequest } from '@marin/fray';
 import type { BinaryEntrypoint, Client, JobHandle, JobStatus } from '@marin/fray';
-import { pyJsonDumps } from '@marin/rigging';
+import { ExponentialBackoff, pollUntil, pyJsonDumps } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import type { StepContext } from '../dag/types.js';
@@ -205,12 +205,16 @@ export class FrayStepRunner implements StepRunner {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
+    const settled = new AbortController();
+    const reporting = reportPendingReasons(job, label, logger, settled.signal);
     try {
       await job.wait(STEP_JOB_WAIT);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw await this.stepFailure(label, job, error);
     } finally {
+      settled.abort();
+      await reporting;
       signal.removeEventListener('abort', onAbort);
       this.active.delete(job);
     }
@@ -269,6 +273,26 @@ export class FrayStepRunner implements StepRunner {
  * On lease loss the job is terminated, so the wait settles with `stopped`.
  */
 const STEP_JOB_WAIT = { raiseOnFailure: true, pollInitialMs: 50, pollBackoff: 1.25 } as const;
+
+/** How often a waiting job's pending reason is re-read: 500 ms, ×1.5, capped at 10 s. */
+const PENDING_REASON_POLL = { initialMs: 500, factor: 1.5, maximumMs: 10_000, jitter: 0 } as const;
+
+/**
+ * Logs why the step's job is not running (`step <label> waiting: <reason>`) when a reason first appears and
+ * whenever it changes, until `stop` aborts. A failed look-up is skipped: the job's wait reports real trouble.
+ */
+async function reportPendingReasons(job: JobHandle, label: string, logger: ExecutorLogger, stop: AbortSignal): Promise<void> {
+  let last: string | undefined;
+  const check = async (): Promise<boolean> => {
+    if (stop.aborted) return true;
+    const reason = await job.pendingReason().catch(() => last);
+    if (stop.aborted) return true;
+    if (reason !== undefined && reason !== last) logger.info(`step ${label} waiting: ${reason}`);
+    last = reason;
+    return false;
+  };
+  await pollUntil(check, { interval: new ExponentialBackoff(PENDING_REASON_POLL), signal: stop }).catch(() => undefined);
+}
 
 /** The step an executorMain entry names (a step or a reference to one), or `null`. */
 function stepOf(entry: ExecutorStep | InputName | null | undefined): ExecutorStep | null {
