@@ -1,18 +1,14 @@
 // hello_world on a real local Ray head (packages/fray/python/ray.lock): `--remote-stats --backend ray` runs the
 // stats step as a Ray job through the Jobs API, re-entering this script from the workspace; the executor keeps
 // the lease and writes the statuses, and a rerun skips both steps.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRayClient } from '@marin/fray';
 import { startRayHead } from '@marin/fray/testing';
 import type { RayHead } from '@marin/fray/testing';
-
-const EXPERIMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const NODE_FLAGS = ['--conditions=@marin/source', '--import', 'tsx'];
+import { runNode } from './helpers/run-process.js';
 
 let head: RayHead | null = null;
 beforeAll(async () => {
@@ -22,25 +18,12 @@ afterAll(async () => {
   await head?.close();
 }, 60_000);
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], {
-      cwd: EXPERIMENTS_DIR,
-      env: { ...process.env, CI: '1', IRIS_CONTROLLER_ADDRESS: '', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stderr }));
-  });
-}
-
 describe('experiments/hello_world.js on Ray', () => {
   it('--remote-stats --backend ray runs the stats step as a Ray job; a rerun skips', async () => {
     const prefix = await mkdtemp(join(tmpdir(), 'hello-world-ray-'));
     try {
       const env = { RAY_ADDRESS: head!.address, USER: 'hello' };
-      const first = await run(['hello_world.js', '--prefix', prefix, '--remote-stats', '--backend', 'ray'], env);
+      const first = await runNode(['hello_world.js', '--prefix', prefix, '--remote-stats', '--backend', 'ray'], { env });
       expect(first.code, first.stderr).toBe(0);
       const jobId = /Step hello_world\/stats-b5daf3 submitted as Fray job (fray-hello-hello_world-stats-b5daf3-[0-9a-f]{8})/.exec(first.stderr)?.[1];
       expect(jobId, first.stderr).toBeDefined();
@@ -53,7 +36,7 @@ describe('experiments/hello_world.js on Ray', () => {
       expect(await readFile(join(stats, 'stats.json'), 'utf8')).toBe('{"sum": 4950, "min": 0, "max": 99}');
       expect(await readFile(join(stats, '.executor_status'), 'utf8')).toBe('SUCCESS');
 
-      const second = await run(['hello_world.js', '--prefix', prefix, '--remote-stats', '--backend', 'ray'], env);
+      const second = await runNode(['hello_world.js', '--prefix', prefix, '--remote-stats', '--backend', 'ray'], { env });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).not.toContain('submitted as Fray job');
       expect(await ray.list()).toHaveLength(1);

@@ -1,37 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IRIS_CLI, NODE_FLAGS, REPO_ROOT, runNode } from './helpers/run-process.js';
 
-const EXPERIMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const REPO_ROOT = join(EXPERIMENTS_DIR, '..');
-const NODE_FLAGS = ['--conditions=@marin/source', '--import', 'tsx'];
-// The iris CLI from source (its own dev entry), so no build is needed.
-const IRIS_CLI = join(REPO_ROOT, 'packages', 'iris', 'bin', 'iris.js');
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], {
-      cwd: options.cwd,
-      // No controller configured: `iris job run` starts its embedded cluster.
-      env: { ...process.env, CI: '1', IRIS_CONTROLLER_ADDRESS: '', IRIS_HOME: join(options.cwd, '.no-iris-home'), ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function expectHelloWorldOutputs(prefix: string): Promise<void> {
   const data = join(prefix, 'hello_world', 'data-d50b06');
@@ -54,14 +26,14 @@ describe('experiments/hello_world.js remotely', () => {
   });
 
   it('--remote-stats runs the stats step as a Fray job with the same output paths as the local run', async () => {
-    const r = await run(['hello_world.js', '--prefix', prefix, '--remote-stats'], { cwd: EXPERIMENTS_DIR });
+    const r = await runNode(['hello_world.js', '--prefix', prefix, '--remote-stats'], { env: { IRIS_HOME: home } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Step hello_world\/stats-b5daf3 submitted as Fray job local-hello_world-stats-b5daf3-[0-9a-f]{8}/);
     await expectHelloWorldOutputs(prefix);
   });
 
   it('`iris job run -- node experiments/hello_world.js` runs on the embedded cluster with the local output paths', async () => {
-    const r = await run([IRIS_CLI, 'job', 'run', '--', 'node', ...NODE_FLAGS, 'experiments/hello_world.js', '--prefix', prefix], {
+    const r = await runNode([IRIS_CLI, 'job', 'run', '--', 'node', ...NODE_FLAGS, 'experiments/hello_world.js', '--prefix', prefix], {
       cwd: REPO_ROOT,
       env: { IRIS_HOME: home },
     });
@@ -70,7 +42,7 @@ describe('experiments/hello_world.js remotely', () => {
   });
 
   it('inside an Iris task, --remote-stats submits the stats step as a child job of the experiment', async () => {
-    const r = await run([IRIS_CLI, 'job', 'run', '--', 'node', ...NODE_FLAGS, 'experiments/hello_world.js', '--prefix', prefix, '--remote-stats'], {
+    const r = await runNode([IRIS_CLI, 'job', 'run', '--', 'node', ...NODE_FLAGS, 'experiments/hello_world.js', '--prefix', prefix, '--remote-stats'], {
       cwd: REPO_ROOT,
       env: { IRIS_HOME: home },
     });

@@ -1,24 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runNode } from './helpers/run-process.js';
 
-const EXPERIMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+const runHelloWorld = (args: string[], env: Record<string, string> = {}) => runNode(['hello_world.js', ...args], { env });
 
-function runHelloWorld(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@marin/source', '--import', 'tsx', join(EXPERIMENTS_DIR, 'hello_world.js'), ...args],
-      { cwd: EXPERIMENTS_DIR, env: { ...process.env, CI: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stderr }));
-  });
-}
 
 describe('experiments/hello_world.js', () => {
   let prefix = '';

@@ -1,37 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { levanterLockPath } from '@marin/pipeline';
 import { ensurePythonEnv } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IRIS_CLI, NODE_FLAGS, REPO_ROOT, runNode, runProcess } from './helpers/run-process.js';
 
-const EXPERIMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const REPO_ROOT = join(EXPERIMENTS_DIR, '..');
-const NODE_FLAGS = ['--conditions=@marin/source', '--import', 'tsx'];
-const IRIS_CLI = join(REPO_ROOT, 'packages', 'iris', 'bin', 'iris.js');
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: { ...process.env, CI: '1', IRIS_CONTROLLER_ADDRESS: '', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function only(dir: string): Promise<string> {
   const entries = await readdir(dir);
@@ -80,25 +54,25 @@ describe('experiments/quickstart.js', () => {
   it('downloads, transforms, tokenizes, trains with Levanter and evaluates; the export loads in transformers; a rerun skips every step', async () => {
     const prefix = join(work, 'local');
     const env = { MARIN_PREFIX: prefix };
-    const first = await run(process.execPath, [...NODE_FLAGS, 'quickstart.js'], { cwd: EXPERIMENTS_DIR, env });
+    const first = await runNode(['quickstart.js'], { env });
     expect(first.code, first.stderr.slice(-4000)).toBe(0);
     expect(first.stderr).toContain('6 steps: 6 ran, 0 skipped');
     await expectQuickstartOutputs(prefix);
 
     const python = (await ensurePythonEnv({ lockPath: levanterLockPath() })).python;
     const exported = join(await only(join(prefix, 'checkpoints')), 'hf', 'step-19');
-    const loaded = await run(python, ['-c', LOAD_EXPORT, exported], { cwd: work, env: { JAX_PLATFORMS: 'cpu', HF_HUB_OFFLINE: '1' } });
+    const loaded = await runProcess(python, ['-c', LOAD_EXPORT, exported], { cwd: work, env: { JAX_PLATFORMS: 'cpu', HF_HUB_OFFLINE: '1' } });
     expect(loaded.code, loaded.stderr.slice(-3000)).toBe(0);
     expect(JSON.parse(loaded.stdout.trim().split('\n').pop() ?? '{}')).toMatchObject({ model_type: 'llama', shape: [1, 4, 1024], finite: true });
 
-    const second = await run(process.execPath, [...NODE_FLAGS, 'quickstart.js'], { cwd: EXPERIMENTS_DIR, env });
+    const second = await runNode(['quickstart.js'], { env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain('6 steps: 0 ran, 6 skipped (already succeeded)');
   }, 600_000);
 
   it('`iris job run -- node experiments/quickstart.js` runs train and eval as child jobs on the embedded cluster', async () => {
     const prefix = join(work, 'iris');
-    const r = await run(process.execPath, [...NODE_FLAGS, IRIS_CLI, 'job', 'run', '--env', `MARIN_PREFIX=${prefix}`, '--', 'node', ...NODE_FLAGS, 'experiments/quickstart.js'], {
+    const r = await runNode([IRIS_CLI, 'job', 'run', '--env', `MARIN_PREFIX=${prefix}`, '--', 'node', ...NODE_FLAGS, 'experiments/quickstart.js'], {
       cwd: REPO_ROOT,
       env: { IRIS_HOME: join(work, 'iris-home') },
     });

@@ -1,27 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { levanterLockPath, openTokenCache, tokenizerLocation } from '@marin/pipeline';
 import { ensurePythonEnv } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode, runProcess } from './helpers/run-process.js';
 
-const EXPERIMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: EXPERIMENTS_DIR, env: { ...process.env, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const runTinyData = (prefix: string) =>
-  run(process.execPath, ['--conditions=@marin/source', '--import', 'tsx', join(EXPERIMENTS_DIR, 'tiny_data.js'), '--prefix', prefix]);
+const runTinyData = (prefix: string) => runNode(['tiny_data.js', '--prefix', prefix]);
 
 // Levanter's own loader, exactly as its LmDataConfig opens an existing cache.
 const LEVANTER_READ = `
@@ -73,7 +58,7 @@ describe('experiments/tiny_data.js', () => {
     expect((await stat(join(cacheDir, 'train', 'shard_ledger.json'))).mtimeMs).toBe(ledgerMtime);
 
     const env = await ensurePythonEnv({ lockPath: levanterLockPath() });
-    const read = await run(env.python, ['-c', LEVANTER_READ, tokenizerLocation('marin-tiny-bpe'), cacheDir], { JAX_PLATFORMS: 'cpu', MARIN_PREFIX: prefix });
+    const read = await runProcess(env.python, ['-c', LEVANTER_READ, tokenizerLocation('marin-tiny-bpe'), cacheDir], { env: { JAX_PLATFORMS: 'cpu', MARIN_PREFIX: prefix } });
     expect(read.code, read.stderr).toBe(0);
     const levanter = JSON.parse(read.stdout.trim().split('\n').pop() ?? '{}') as Record<string, { rows: number; tokens: number; first: number[] }>;
     for (const split of ['train', 'validation']) {
