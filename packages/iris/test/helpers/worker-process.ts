@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkerOptions } from '../../src/worker/worker-options.js';
 
@@ -71,4 +73,38 @@ export async function startWorkerProcess(options: WorkerOptions): Promise<Worker
       await stop('SIGKILL');
     },
   };
+}
+
+/**
+ * Options of a worker under test with short timings (fast registration retries, log flushes and task
+ * termination) and a cache of its own at `<cacheRoot>/<workerId>`.
+ */
+export function fastWorkerOptions(
+  cacheRoot: string,
+  controllerAddress: string,
+  workerId: string,
+  extra: Partial<WorkerOptions> = {},
+): WorkerOptions {
+  return {
+    controllerAddress,
+    workerId,
+    cacheDir: join(cacheRoot, workerId),
+    cpuMillicores: 4000,
+    memoryBytes: 4 * 1024 ** 3,
+    registerRetryInitialMs: 50,
+    registerRetryMaxMs: 500,
+    logFlushIntervalMs: 50,
+    termTimeoutMs: 500,
+    ...extra,
+  };
+}
+
+/** True while `pid` exists and is not a zombie (a killed orphan may wait a while for init to reap it). */
+export function isPidRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }

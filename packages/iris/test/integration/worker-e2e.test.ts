@@ -2,12 +2,18 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBundle } from '../../src/bundle/create-bundle.js';
 import { buildSetupCommands } from '../../src/bundle/setup-commands.js';
 import { JobState, LogSource, TaskState } from '../../src/gen/iris/v1/types.js';
 import { startControllerProcess } from '../helpers/worker-cluster.js';
-import { startWorkerProcess } from '../helpers/worker-process.js';
+import { fastWorkerOptions, isPidRunning, startWorkerProcess } from '../helpers/worker-process.js';
+
+/** Polls `check` every 100 ms; the test fails when it does not hold within `timeoutMs`. */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  expect(await pollUntil(check, { timeoutMs, interval: 100 })).toBe(true);
+}
 
 let dir: string;
 beforeEach(async () => {
@@ -17,40 +23,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const workerOptions = (controllerAddress: string, workerId: string, extra: Record<string, unknown> = {}) => ({
-  controllerAddress,
-  workerId,
-  cacheDir: join(dir, workerId),
-  cpuMillicores: 4000,
-  memoryBytes: 4 * 1024 ** 3,
-  registerRetryInitialMs: 50,
-  registerRetryMaxMs: 500,
-  logFlushIntervalMs: 50,
-  termTimeoutMs: 500,
-  ...extra,
-});
-
 describe('worker processes with a real controller process', () => {
   it('runs a 2-replica job to SUCCEEDED and its stdout reaches the controller', async () => {
     await using controller = await startControllerProcess({ reconcileIntervalMs: 200 });
-    await using worker = await startWorkerProcess(workerOptions(controller.address, 'w-a'));
+    await using worker = await startWorkerProcess(fastWorkerOptions(dir, controller.address, 'w-a'));
     expect(worker.workerId).toBe('w-a');
     const jobId = await controller.launchJob({
       name: '/alice/hello',
@@ -67,7 +43,7 @@ describe('worker processes with a real controller process', () => {
 
   it('reports exit 3 as a FAILED task with exit_code 3 and a FAILED job', async () => {
     await using controller = await startControllerProcess({ reconcileIntervalMs: 200 });
-    await using _worker = await startWorkerProcess(workerOptions(controller.address, 'w-b'));
+    await using _worker = await startWorkerProcess(fastWorkerOptions(dir, controller.address, 'w-b'));
     const jobId = await controller.launchJob({ name: '/alice/fail', argv: [process.execPath, '-e', 'process.exit(3)'] });
     const job = await controller.waitForJob(jobId);
     expect(job.state).toBe(JobState.JOB_STATE_FAILED);
@@ -76,22 +52,22 @@ describe('worker processes with a real controller process', () => {
 
   it('kills the process group of a terminated job', async () => {
     await using controller = await startControllerProcess({ reconcileIntervalMs: 200 });
-    await using _worker = await startWorkerProcess(workerOptions(controller.address, 'w-c'));
+    await using _worker = await startWorkerProcess(fastWorkerOptions(dir, controller.address, 'w-c'));
     const jobId = await controller.launchJob({
       name: '/alice/long',
       argv: [process.execPath, '-e', 'process.on("SIGTERM", () => {}); console.log("pid " + process.pid); setInterval(() => {}, 1000)'],
     });
     let pid = 0;
-    await waitUntil(async () => {
+    await until(async () => {
       const line = (await controller.fetchLogs({ jobId })).entries.find((e) => e.data.startsWith('pid '));
       pid = Number(line?.data.split(' ')[1] ?? 0);
       return pid > 0;
     });
-    expect(alive(pid)).toBe(true);
+    expect(isPidRunning(pid)).toBe(true);
     await controller.terminateJob(jobId);
     const job = await controller.waitForJob(jobId, (j) => j.state === JobState.JOB_STATE_KILLED && j.tasks.every((t) => t.state === TaskState.TASK_STATE_KILLED));
     expect(job.state).toBe(JobState.JOB_STATE_KILLED);
-    await waitUntil(() => !alive(pid));
+    await until(() => !isPidRunning(pid));
   });
 
   it('kills, as a zombie, a process the restarted controller does not know', async () => {
@@ -102,10 +78,10 @@ describe('worker processes with a real controller process', () => {
       return p;
     })();
     const first = await startControllerProcess({ reconcileIntervalMs: 200, bind: `127.0.0.1:${port}`, stateDir: join(dir, 'state-1') });
-    await using _worker = await startWorkerProcess(workerOptions(first.address, 'w-z', { reregisterAfterMs: 1000 }));
+    await using _worker = await startWorkerProcess(fastWorkerOptions(dir, first.address, 'w-z', { reregisterAfterMs: 1000 }));
     const jobId = await first.launchJob({ name: '/alice/orphan', argv: [process.execPath, '-e', 'console.log("pid " + process.pid); setInterval(() => {}, 1000)'] });
     let pid = 0;
-    await waitUntil(async () => {
+    await until(async () => {
       const line = (await first.fetchLogs({ jobId })).entries.find((e) => e.data.startsWith('pid '));
       pid = Number(line?.data.split(' ')[1] ?? 0);
       return pid > 0;
@@ -113,17 +89,17 @@ describe('worker processes with a real controller process', () => {
     await first.stop('SIGKILL');
     // Workers never kill work because the controller is unreachable.
     await new Promise((r) => setTimeout(r, 1500));
-    expect(alive(pid)).toBe(true);
+    expect(isPidRunning(pid)).toBe(true);
     // A controller with other state on the same address: the worker re-registers and its attempt is undesired.
     await using second = await startControllerProcess({ reconcileIntervalMs: 200, bind: `127.0.0.1:${port}`, stateDir: join(dir, 'state-2') });
     expect(second.port).toBe(port);
-    await waitUntil(() => !alive(pid), 30_000);
+    await until(() => !isPidRunning(pid), 30_000);
   });
 
   it('runs bundled jobs with setup; the second job reuses the cached bundle and dependencies', async () => {
     await using controller = await startControllerProcess({ reconcileIntervalMs: 200 });
     const counter = join(dir, 'installs');
-    await using _worker = await startWorkerProcess(workerOptions(controller.address, 'w-d', { taskEnv: { COUNTER_FILE: counter } }));
+    await using _worker = await startWorkerProcess(fastWorkerOptions(dir, controller.address, 'w-d', { taskEnv: { COUNTER_FILE: counter } }));
     const root = join(dir, 'ws');
     await mkdir(join(root, 'local-dep'), { recursive: true });
     await writeFile(join(root, 'local-dep/package.json'), JSON.stringify({ name: 'local-dep', version: '1.0.0', bin: { 'local-dep': 'cli.js' } }));

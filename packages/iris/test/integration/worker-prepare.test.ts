@@ -37,6 +37,20 @@ async function workspace(name: string, code: string, setupScript?: string): Prom
   return root;
 }
 
+/** A registered worker whose tasks count dependency installs in `counter` (the workspace's setup appends to it). */
+async function startCountingWorker(controllerAddress: string, counter: string) {
+  const worker = await startWorker({
+    controllerAddress,
+    workerId: 'w-1',
+    cacheDir: join(dir, 'cache'),
+    registerRetryInitialMs: 50,
+    logFlushIntervalMs: 50,
+    taskEnv: { COUNTER_FILE: counter },
+  });
+  await worker.waitForRegistration();
+  return worker;
+}
+
 const done = (o: AttemptObservation[]): boolean =>
   o[0] !== undefined && [TaskState.TASK_STATE_SUCCEEDED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_WORKER_FAILED].includes(o[0].state);
 
@@ -44,15 +58,7 @@ describe('worker daemon: bundles and setup', () => {
   it('fetches a bundle once per worker, runs setup in BUILDING with build logs, and reuses dependencies for a code-only change', async () => {
     await using controller = await startFakeController();
     const counter = join(dir, 'installs');
-    await using worker = await startWorker({
-      controllerAddress: controller.address,
-      workerId: 'w-1',
-      cacheDir: join(dir, 'cache'),
-      registerRetryInitialMs: 50,
-      logFlushIntervalMs: 50,
-      taskEnv: { COUNTER_FILE: counter },
-    });
-    await worker.waitForRegistration();
+    await using _worker = await startCountingWorker(controller.address, counter);
     const v1 = await createBundle({ root: await workspace('v1', 'console.log("v1")') });
     const v2 = await createBundle({ root: await workspace('v2', 'console.log("v2")') });
     controller.bundles.set(v1.id, v1.archive);
@@ -93,15 +99,7 @@ describe('worker daemon: bundles and setup', () => {
   it('fails an attempt whose setup fails with the command and exit code, and retries setup next time', async () => {
     await using controller = await startFakeController();
     const counter = join(dir, 'installs');
-    await using worker = await startWorker({
-      controllerAddress: controller.address,
-      workerId: 'w-1',
-      cacheDir: join(dir, 'cache'),
-      registerRetryInitialMs: 50,
-      logFlushIntervalMs: 50,
-      taskEnv: { COUNTER_FILE: counter },
-    });
-    await worker.waitForRegistration();
+    await using _worker = await startCountingWorker(controller.address, counter);
     const bundle = await createBundle({ root: await workspace('bad', 'console.log(1)', 'exit 5') });
     controller.bundles.set(bundle.id, bundle.archive);
     const setup = buildSetupCommands({ bundleRoot: bundle.root }).map((argv) => ({ argv }));

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskState } from '../../src/gen/iris/v1/types.js';
 import { runSpec, runWithSpec, startFakeController } from '../helpers/worker-fake-controller.js';
-import { startWorkerProcess } from '../helpers/worker-process.js';
+import { isPidRunning, startWorkerProcess } from '../helpers/worker-process.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -14,16 +13,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** True while `pid` exists and is not a zombie (a killed orphan may wait a while for init to reap it). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 const pidTask = (marker: string) =>
   runSpec([process.execPath, '-e', `process.on('SIGTERM', () => {}); console.log('${marker} ' + process.pid); setInterval(() => {}, 1000)`]);
@@ -43,7 +32,7 @@ describe('worker entry script', () => {
     // A crash: the daemon dies without stopping anything. The task's supervisor sees its lease pipe
     // close and kills the task's group at once, although the task ignores SIGTERM.
     await first.stop('SIGKILL');
-    await controller.waitFor(() => !alive(taskPid));
+    await controller.waitFor(() => !isPidRunning(taskPid));
 
     await using second = await startWorkerProcess(options);
     expect(second.killedLeftovers).toEqual([]);
@@ -59,7 +48,7 @@ describe('worker entry script', () => {
     await controller.waitFor(() => controller.logs.some((e) => e.data.startsWith('p ')));
     const taskPid = Number(controller.logs.find((e) => e.data.startsWith('p '))?.data.split(' ')[1]);
     expect(await worker.stop('SIGTERM')).toBe(0);
-    expect(alive(taskPid)).toBe(false);
+    expect(isPidRunning(taskPid)).toBe(false);
     expect(worker.events.some((e) => e['event'] === 'stopped')).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { JobState, LogSource, TaskState } from '../../src/gen/iris/v1/types.js';
 import type { LogEntry } from '../../src/gen/iris/v1/types.js';
 import { startControllerProcess } from '../helpers/worker-cluster.js';
 import type { ControllerProcess } from '../helpers/worker-cluster.js';
-import { startWorkerProcess } from '../helpers/worker-process.js';
+import { fastWorkerOptions, startWorkerProcess } from '../helpers/worker-process.js';
 
 // Real worker daemons building with real uv against PyPI: one small pure-Python package pinned exactly.
 const SIX_LOCK = 'six==1.17.0\n';
@@ -18,18 +18,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
-});
-
-const workerOptions = (controllerAddress: string, workerId: string) => ({
-  controllerAddress,
-  workerId,
-  cacheDir: join(dir, workerId),
-  cpuMillicores: 4000,
-  memoryBytes: 4 * 1024 ** 3,
-  registerRetryInitialMs: 50,
-  registerRetryMaxMs: 500,
-  logFlushIntervalMs: 50,
-  termTimeoutMs: 500,
 });
 
 /** Environment directories in a worker's cache (no leases, no staging leftovers). */
@@ -62,7 +50,7 @@ const pythonEnv = (lock: string) => ({ environment: { envVars: {}, dependencyGro
 describe('worker: Python environments', () => {
   it('builds a job\'s environment once per lock, shares it between concurrent attempts, and runs tasks in it', async () => {
     await using controller = await startControllerProcess({ reconcileIntervalMs: 100 });
-    await using worker = await startWorkerProcess(workerOptions(controller.address, 'w-py'));
+    await using worker = await startWorkerProcess(fastWorkerOptions(dir, controller.address, 'w-py'));
     expect(worker.workerId).toBe('w-py');
     const [a, b] = await Promise.all([
       controller.launchJob({ name: '/alice/six-a', argv: PRINT_SIX, ...pythonEnv(SIX_LOCK) }),
@@ -92,7 +80,7 @@ describe('worker: Python environments', () => {
 
   it('fails a lock that does not install as a job failure with uv\'s error text, spending no preemption retries', async () => {
     await using controller = await startControllerProcess({ reconcileIntervalMs: 100 });
-    await using _worker = await startWorkerProcess(workerOptions(controller.address, 'w-bad'));
+    await using _worker = await startWorkerProcess(fastWorkerOptions(dir, controller.address, 'w-bad'));
     const jobId = await controller.launchJob({
       name: '/alice/bad-lock',
       argv: ['python', '-c', 'print("must not run")'],
