@@ -49,26 +49,16 @@ export function decideTaskOutcome(task: TaskBudget, outcome: AttemptOutcome): Ta
         error: outcome.error,
       };
     }
-    case 'worker_failed': {
-      const preemptionCount = task.preemptionCount + 1;
-      const retry = preemptionCount <= task.maxRetriesPreemption;
-      return {
-        ...base,
-        preemptionCount,
-        retry,
-        state: retry ? TaskState.TASK_STATE_PENDING : TaskState.TASK_STATE_WORKER_FAILED,
-        exitCode: 0,
-        error: outcome.error,
-      };
-    }
+    case 'worker_failed':
     case 'preempted': {
       const preemptionCount = task.preemptionCount + 1;
       const retry = preemptionCount <= task.maxRetriesPreemption;
+      const exhausted = outcome.kind === 'preempted' ? TaskState.TASK_STATE_PREEMPTED : TaskState.TASK_STATE_WORKER_FAILED;
       return {
         ...base,
         preemptionCount,
         retry,
-        state: retry ? TaskState.TASK_STATE_PENDING : TaskState.TASK_STATE_PREEMPTED,
+        state: retry ? TaskState.TASK_STATE_PENDING : exhausted,
         exitCode: 0,
         error: outcome.error,
       };
