@@ -41,6 +41,8 @@ export type {
   WorkerInfo,
 } from './client/job-types.js';
 export { irisContext } from './client/iris-context.js';
+export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from './client/python-env-failure.js';
+export type { PythonEnvBuildFailure } from './client/python-env-failure.js';
 export type { IrisTaskContext } from './client/iris-context.js';
 export { coresToMillicores, formatBytes, parseSize } from './client/sizes.js';
 export { ControllerOptionsSchema, IRIS_VERSION, startController } from './controller/controller.js';

@@ -106,6 +106,10 @@ export function pythonEnvContract(backend: string, setup: PythonEnvBackend): voi
       expect(err).toMatchObject({ code: 'FRAY_JOB_FAILED', failedStatus: 'failed', jobId: job.jobId });
       // The installer's own text (it names the unsatisfiable pin) reaches the caller, not just "exit code 1".
       expect(err.message).toContain('six==99.0.0');
+      // Structured, so callers (the pipeline) tell a Python-environment problem from a failing command.
+      const cause = err.cause as { code?: string; details?: Record<string, unknown> };
+      expect(cause).toMatchObject({ code: 'FRAY_JOB_FAILED', details: { lock: 'bad.lock' } });
+      expect(cause.details?.['errorText']).toEqual(expect.stringContaining('six==99.0.0'));
       const logs = await job.logs();
       expect(logs.some((l) => l.includes('six==99.0.0'))).toBe(true);
       expect(logs).not.toContain('must not run');

@@ -23,6 +23,8 @@ export { constraintMatches, formatConstraint } from '../scheduler/constraint-mat
 export type { Constraint, Coscheduling, DeviceSpec } from '../scheduler/types.js';
 export { coresToMillicores, formatBytes, parseSize } from '../client/sizes.js';
 export { irisContext } from '../client/iris-context.js';
+export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from '../client/python-env-failure.js';
+export type { PythonEnvBuildFailure } from '../client/python-env-failure.js';
 export type { IrisTaskContext } from '../client/iris-context.js';
 export { buildSetupCommands, SetupOptionsSchema } from '../bundle/setup-commands.js';
 export type { SetupOptions } from '../bundle/setup-commands.js';

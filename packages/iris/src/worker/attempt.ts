@@ -13,6 +13,7 @@ import type { ResourceUsage } from './resource-usage.js';
 import { EMPTY_USAGE } from './resource-usage.js';
 import type { RunningRecords } from './running-records.js';
 import { buildTaskEnv } from './task-env.js';
+import { PYTHON_ENV_BUILD_FAILED_EXIT_CODE } from '../client/python-env-failure.js';
 import { activatePythonEnv, prepareTaskPythonEnv } from './task-python-env.js';
 
 /** States an attempt passes through on a worker. */
@@ -209,7 +210,7 @@ export class Attempt implements ReconcilableAttempt {
       if (!outcome.ok) {
         if (outcome.aborted || this.#stopReason !== null) return this.#finish('KILLED', 0, this.#stopMessage());
         // The lock does not install: the job's failure (its failure budget), never the worker's.
-        return this.#finish('FAILED', 1, outcome.message);
+        return this.#finish('FAILED', PYTHON_ENV_BUILD_FAILED_EXIT_CODE, outcome.message);
       }
       activatePythonEnv(env, outcome.dir);
       if (this.#stopReason !== null) return this.#finish('KILLED', 0, this.#stopMessage());

@@ -1,5 +1,6 @@
 import { delimiter, join } from 'node:path';
 import { RiggingError, ensurePythonEnv } from '@marin/rigging';
+import { pythonEnvBuildFailureMessage } from '../client/python-env-failure.js';
 import type { PythonEnvConfig } from '../gen/iris/v1/types.js';
 
 /** The Python version of a job that names none. */
@@ -53,7 +54,7 @@ export async function prepareTaskPythonEnv(options: TaskPythonEnvOptions): Promi
     if (options.signal?.aborted === true) return { ok: false, aborted: true, message: 'stopped while building the Python environment' };
     if (RiggingError.hasCode(e, 'RIGGING_ENV_BUILD_FAILED') || RiggingError.hasCode(e, 'RIGGING_INVALID_ARGUMENT')) {
       const text = typeof e.details['errorText'] === 'string' ? e.details['errorText'] : e.message;
-      return { ok: false, aborted: false, message: `python environment "${name}" failed to build: ${text}` };
+      return { ok: false, aborted: false, message: pythonEnvBuildFailureMessage({ lock: name, errorText: text }) };
     }
     throw e;
   }

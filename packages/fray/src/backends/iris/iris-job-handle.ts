@@ -1,3 +1,4 @@
+import { parsePythonEnvBuildFailure } from '@marin/iris/core';
 import { ExponentialBackoff, pollUntil } from '@marin/rigging';
 import type { JobHandle, WaitOptions } from '../../client/client.js';
 import type { FrayLogger } from '../../client/logger.js';
@@ -71,9 +72,13 @@ export class IrisJobHandle implements JobHandle {
       } catch (e) {
         throw frayErrorOfIris(e, `details of "${this.jobId}"`);
       }
-      const message = `Job ${this.jobId} ${info.state.replace(/^JOB_STATE_/, '')}: ${info.error}`;
+      // A lock that did not install: the worker reports the lock and the installer's text in a known form.
+      const envFailure = parsePythonEnvBuildFailure(info.error, info.exitCode);
+      const reason = envFailure === null ? info.error : `cannot build the Python environment of "${envFailure.lock}": ${envFailure.errorText}`;
+      const message = `Job ${this.jobId} ${info.state.replace(/^JOB_STATE_/, '')}: ${reason}`;
       if (raiseOnFailure) {
-        const cause = new FrayError('FRAY_JOB_FAILED', info.error || info.state, { details: { state: info.state, exitCode: info.exitCode } });
+        const details = { state: info.state, exitCode: info.exitCode, ...(envFailure ?? {}) };
+        const cause = new FrayError('FRAY_JOB_FAILED', reason || info.state, { details });
         throw new JobFailed(this.jobId, status, message, cause);
       }
       this.logger.warn(message);
