@@ -1,9 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Executor, readStatus, silentLogger } from '@marin/executor';
+import { readStatus } from '@marin/executor';
 import type { ExecutorStep } from '@marin/executor';
-import { createLocalClient, withClient } from '@marin/fray';
+import { createLocalClient } from '@marin/fray';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultEval } from '../../src/steps/eval/default-eval.js';
 import { evaluateLevanter } from '../../src/steps/eval/eval.js';
@@ -13,30 +12,20 @@ import { llama_nano } from '../../src/steps/train/levanter-model-config.js';
 import { quickstartDataPath } from '../../src/assets.js';
 import { defaultTokenize } from '../../src/steps/tokenize/default-tokenize.js';
 import { keepingLogger } from '../helpers/levanter-training.js';
+import { openLevanterWorkspace } from '../helpers/levanter-workspace.js';
+import type { LevanterWorkspace } from '../helpers/levanter-workspace.js';
 
-const ENV_KEYS = ['MARIN_PREFIX', 'HF_HUB_OFFLINE', 'WANDB_API_KEY'] as const;
-
+let workspace: LevanterWorkspace;
 let dir: string;
-let prefix: string;
 let model: ReturnType<typeof defaultTrain>;
-const savedEnv: Record<string, string | undefined> = {};
 
 async function run(steps: ExecutorStep[]): Promise<Map<ExecutorStep, string>> {
-  const client = createLocalClient({ logger: keepingLogger() });
-  try {
-    return await withClient(client, () => new Executor({ prefix, logger: silentLogger }).run(steps, { progress: 'plain' }));
-  } finally {
-    await client.close();
-  }
+  return await workspace.run(steps, createLocalClient({ logger: keepingLogger() }));
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'levanter-eval-'));
-  prefix = join(dir, 'prefix');
-  for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
-  process.env['MARIN_PREFIX'] = join(dir, 'marin');
-  process.env['HF_HUB_OFFLINE'] = '1';
-  delete process.env['WANDB_API_KEY'];
+  workspace = await openLevanterWorkspace('levanter-eval');
+  ({ dir } = workspace);
   // The pipeline's own tokenize step writes the cache (sharded layout) that Levanter trains and evaluates on.
   const tokenized = defaultTokenize('quickstart', join(quickstartDataPath(), 'train'), 'marin-tiny-bpe', { validation: join(quickstartDataPath(), 'validation') });
   model = defaultTrain(
@@ -50,11 +39,7 @@ beforeAll(async () => {
 }, 400_000);
 
 afterAll(async () => {
-  for (const key of ENV_KEYS) {
-    if (savedEnv[key] === undefined) delete process.env[key];
-    else process.env[key] = savedEnv[key];
-  }
-  await rm(dir, { recursive: true, force: true });
+  await workspace?.close();
 });
 
 describe('defaultEval() with Levanter on the local Fray backend', () => {

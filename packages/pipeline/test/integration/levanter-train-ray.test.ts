@@ -1,12 +1,11 @@
 // defaultTrain on a real Ray head: the executor runs the train step, whose Levanter job goes to Ray with the
 // Levanter lock as its pythonEnv; the head's one node finds the environment .ci/run built from the same lock.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Executor, readStatus, silentLogger } from '@marin/executor';
 import type { ExecutorStep } from '@marin/executor';
-import { createRayClient, withClient } from '@marin/fray';
+import { createRayClient } from '@marin/fray';
 import type { Client, RayClient } from '@marin/fray';
 import { startRayHead } from '@marin/fray/testing';
 import type { RayHead } from '@marin/fray/testing';
@@ -17,6 +16,8 @@ import type { SimpleTrainConfig } from '../../src/steps/train/simple-train-confi
 import type { TrainSummary } from '../../src/steps/train/train-summary.js';
 import { levanterPython } from '../helpers/levanter-python.js';
 import { keepingLogger, quickstartTokenizeStep, recordingClient } from '../helpers/levanter-training.js';
+import { openLevanterWorkspace } from '../helpers/levanter-workspace.js';
+import type { LevanterWorkspace } from '../helpers/levanter-workspace.js';
 
 const MODEL = { ...llama_nano, max_seq_len: 64 };
 const TRAIN: SimpleTrainConfig = {
@@ -28,35 +29,25 @@ const TRAIN: SimpleTrainConfig = {
   steps_per_export: 5,
   mp: 'p=f32,c=f32',
 };
-const ENV_KEYS = ['MARIN_PREFIX', 'HF_HUB_OFFLINE', 'WANDB_API_KEY'] as const;
-
+let workspace: LevanterWorkspace;
 let dir: string;
 let prefix: string;
 let tokenized: ExecutorStep;
 let head: RayHead | null = null;
-const savedEnv: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   // Fails with the command that creates the Levanter environment when it is missing.
   await levanterPython();
-  dir = await mkdtemp(join(tmpdir(), 'levanter-train-ray-'));
-  prefix = join(dir, 'prefix');
-  for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
-  process.env['MARIN_PREFIX'] = join(dir, 'marin');
-  process.env['HF_HUB_OFFLINE'] = '1';
-  delete process.env['WANDB_API_KEY'];
-  tokenized = quickstartTokenizeStep(join(dir, 'marin'));
+  workspace = await openLevanterWorkspace('levanter-train-ray');
+  ({ dir, prefix } = workspace);
+  tokenized = quickstartTokenizeStep(workspace.marinPrefix);
   await new Executor({ prefix, logger: silentLogger }).run([tokenized], { progress: 'plain' });
   head = await startRayHead({ numCpus: 2 });
 }, 240_000);
 
 afterAll(async () => {
   await head?.close();
-  for (const key of ENV_KEYS) {
-    if (savedEnv[key] === undefined) delete process.env[key];
-    else process.env[key] = savedEnv[key];
-  }
-  await rm(dir, { recursive: true, force: true });
+  await workspace?.close();
 }, 60_000);
 
 function rayClient(): RayClient {
@@ -65,11 +56,7 @@ function rayClient(): RayClient {
 }
 
 async function run(step: ExecutorStep, client: Client): Promise<void> {
-  try {
-    await withClient(client, () => new Executor({ prefix, logger: silentLogger }).run([step], { progress: 'plain' }));
-  } finally {
-    await client.close();
-  }
+  await workspace.run([step], client);
 }
 
 describe('defaultTrain() with Levanter on the Ray Fray backend', () => {

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Executor, readStatus, silentLogger } from '@marin/executor';
 import type { ExecutorStep } from '@marin/executor';
-import { ResourceConfig, createLocalClient, withClient } from '@marin/fray';
+import { ResourceConfig, createLocalClient } from '@marin/fray';
 import type { Client } from '@marin/fray';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineError } from '../../src/errors.js';
@@ -15,6 +14,8 @@ import type { SimpleTrainConfig } from '../../src/steps/train/simple-train-confi
 import type { TrainSummary } from '../../src/steps/train/train-summary.js';
 import { runLevanterPython } from '../helpers/levanter-python.js';
 import { keepingLogger, quickstartTokenizeStep, recordingClient } from '../helpers/levanter-training.js';
+import { openLevanterWorkspace } from '../helpers/levanter-workspace.js';
+import type { LevanterWorkspace } from '../helpers/levanter-workspace.js';
 
 const MODEL = { ...llama_nano, max_seq_len: 64 };
 const TRAIN: SimpleTrainConfig = {
@@ -27,31 +28,20 @@ const TRAIN: SimpleTrainConfig = {
   // f32 compute: bfloat16 brings nothing on a CPU.
   mp: 'p=f32,c=f32',
 };
-const ENV_KEYS = ['MARIN_PREFIX', 'HF_HUB_OFFLINE', 'WANDB_API_KEY'] as const;
-
+let workspace: LevanterWorkspace;
 let dir: string;
 let prefix: string;
 let tokenized: ExecutorStep;
-const savedEnv: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'levanter-train-'));
-  prefix = join(dir, 'prefix');
-  for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
-  // Jobs inherit this process's environment on the local backend: fully offline, Levanter's temp dirs here.
-  process.env['MARIN_PREFIX'] = join(dir, 'marin');
-  process.env['HF_HUB_OFFLINE'] = '1';
-  delete process.env['WANDB_API_KEY'];
-  tokenized = quickstartTokenizeStep(join(dir, 'marin'));
+  workspace = await openLevanterWorkspace('levanter-train');
+  ({ dir, prefix } = workspace);
+  tokenized = quickstartTokenizeStep(workspace.marinPrefix);
   await new Executor({ prefix, logger: silentLogger }).run([tokenized], { progress: 'plain' });
 }, 180_000);
 
 afterAll(async () => {
-  for (const key of ENV_KEYS) {
-    if (savedEnv[key] === undefined) delete process.env[key];
-    else process.env[key] = savedEnv[key];
-  }
-  await rm(dir, { recursive: true, force: true });
+  await workspace?.close();
 });
 
 function train(name: string, overrides: Partial<SimpleTrainConfig> = {}, model: object = MODEL, pythonLock: string | null = null): ExecutorStep {
@@ -63,11 +53,7 @@ function train(name: string, overrides: Partial<SimpleTrainConfig> = {}, model: 
 }
 
 async function run(step: ExecutorStep, client: Client = createLocalClient({ logger: keepingLogger() })): Promise<void> {
-  try {
-    await withClient(client, () => new Executor({ prefix, logger: silentLogger }).run([step], { progress: 'plain' }));
-  } finally {
-    await client.close();
-  }
+  await workspace.run([step], client);
 }
 
 /** The PipelineError somewhere in an executor failure's cause chain. */
