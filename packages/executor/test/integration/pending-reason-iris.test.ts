@@ -1,27 +1,17 @@
 // A step whose job no worker can place, on a real embedded Iris cluster: the executor logs why it waits.
 import { join } from 'node:path';
 import { ResourceConfig, createIrisBackend, findWorkspaceRoot } from '@marin/fray';
-import { startLocalCluster } from '@marin/iris';
-import type { IrisClient, LocalClusterHandle } from '@marin/iris';
 import { pollUntil } from '@marin/rigging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DispatchStepRunner, Executor, ExecutorStep, FrayStepRunner } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { useEmbeddedCluster } from '../helpers/embedded-cluster.js';
 import { statusOf } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { FIXTURE_SCRIPT } from '../fixtures/remote-steps.js';
 
 // CPU workers only: no TPU of any variant.
-let cluster: LocalClusterHandle;
-let client: IrisClient;
-beforeAll(async () => {
-  cluster = await startLocalCluster({ workers: 1, cpuMillicores: 4000, termTimeoutMs: 1000 });
-  client = cluster.client();
-}, 60_000);
-afterAll(async () => {
-  await client?.close();
-  await cluster?.close();
-}, 60_000);
+const embedded = useEmbeddedCluster({ workers: 1, cpuMillicores: 4000, termTimeoutMs: 1000 });
 
 const WORKSPACE = findWorkspaceRoot();
 const WAITING_LINE = /^step (\S+) waiting: (.+)$/;
@@ -36,7 +26,7 @@ describe('a step whose job cannot be placed on Iris', () => {
       resources: ResourceConfig.withTpu('v5litepod-8', { cpu: 1, ram: '256m', disk: '1g' }),
       fn: async () => undefined,
     });
-    await using backend = createIrisBackend({ irisClient: client, inPlace: true, workspace: WORKSPACE });
+    await using backend = createIrisBackend({ irisClient: embedded.client, inPlace: true, workspace: WORKSPACE });
     const logger = captureLogger();
     // The job never starts, so the re-entry target only has to name an existing script and this step.
     const fray = new FrayStepRunner({
@@ -54,7 +44,7 @@ describe('a step whose job cannot be placed on Iris', () => {
     expect(submitted).not.toBeNull();
     const [, label, jobId] = submitted!;
     expect(label).toMatch(/^train-[0-9a-f]+$/);
-    expect((await client.getJob(jobId!)).state).toBe('PENDING');
+    expect((await embedded.client.getJob(jobId!)).state).toBe('PENDING');
     const first = waiting()[0]!;
     expect(first[1]).toBe(label);
     expect(first[2]!.trim()).not.toBe('');
@@ -72,7 +62,7 @@ describe('a step whose job cannot be placed on Iris', () => {
       jobId,
       status: 'stopped',
     });
-    expect((await client.getJob(jobId!)).state).toBe('KILLED');
+    expect((await embedded.client.getJob(jobId!)).state).toBe('KILLED');
     expect(await statusOf(join(prefix, label!))).toBe('FAILED');
     expect(fray.activeJobs).toEqual([]);
   });

@@ -2,11 +2,10 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createIrisBackend, findWorkspaceRoot } from '@marin/fray';
-import { startLocalCluster } from '@marin/iris';
-import type { IrisClient, LocalClusterHandle } from '@marin/iris';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DispatchStepRunner, Executor, FrayStepRunner } from '@marin/executor';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { useEmbeddedCluster } from '../helpers/embedded-cluster.js';
 import { runFixture, startFixture } from '../helpers/fixture-process.js';
 import { statusOf } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -14,22 +13,13 @@ import { FIXTURE_SCRIPT, steps as fixtureSteps } from '../fixtures/remote-steps.
 
 // One embedded cluster for the file: a simulated v5litepod-16 slice (4 workers) plus 2 CPU workers,
 // sized so ResourceConfig.withTpu's defaults (cpu 32, ram 128g) fit. Jobs run in place in the workspace.
-let cluster: LocalClusterHandle;
-let client: IrisClient;
-beforeAll(async () => {
-  cluster = await startLocalCluster({
-    workers: 2,
-    simulateTpu: [{ variant: 'v5litepod-16', slices: 1 }],
-    cpuMillicores: 64_000,
-    memoryBytes: 256 * 2 ** 30,
-    termTimeoutMs: 1000,
-  });
-  client = cluster.client();
-}, 60_000);
-afterAll(async () => {
-  await client?.close();
-  await cluster?.close();
-}, 60_000);
+const embedded = useEmbeddedCluster({
+  workers: 2,
+  simulateTpu: [{ variant: 'v5litepod-16', slices: 1 }],
+  cpuMillicores: 64_000,
+  memoryBytes: 256 * 2 ** 30,
+  termTimeoutMs: 1000,
+});
 
 const WORKSPACE = findWorkspaceRoot();
 const NODE_FLAGS = ['--conditions=@marin/source', '--import', 'tsx'];
@@ -64,7 +54,7 @@ describe('remote steps on a local Iris cluster', () => {
   it('runs the TPU step as a 4-task gang on the slice and the others inline; a second run skips all three', async () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
-    const env = { IRIS_CONTROLLER_ADDRESS: cluster.address };
+    const env = { IRIS_CONTROLLER_ADDRESS: embedded.cluster.address };
     const args = ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-tpu'];
     const first = await runFixture('remote-steps.ts', { args, env });
     expect(first.code, first.stderr).toBe(0);
@@ -83,7 +73,7 @@ describe('remote steps on a local Iris cluster', () => {
       expect(t['scaled']).toEqual([0, 2, 4]);
     }
 
-    const job = await client.getJob(jobId, { includeTasks: true });
+    const job = await embedded.client.getJob(jobId, { includeTasks: true });
     expect(job.state).toBe('SUCCEEDED');
     expect(job.tasks).toHaveLength(4);
     expect(job.resources.device).toContain('v5litepod-16');
@@ -98,7 +88,7 @@ describe('remote steps on a local Iris cluster', () => {
   it('fails a throwing remote step: its job fails, status FAILED, "1 step(s) failed" with the job id and the remote error text', async () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
-    await using backend = createIrisBackend({ irisClient: client, inPlace: true, workspace: WORKSPACE });
+    await using backend = createIrisBackend({ irisClient: embedded.client, inPlace: true, workspace: WORKSPACE });
     const logger = captureLogger();
     const runner = new DispatchStepRunner({
       fray: new FrayStepRunner({
@@ -115,11 +105,11 @@ describe('remote steps on a local Iris cluster', () => {
     const workLabel = basename(await stepDir(prefix, 'work'));
     expect(stepError).toMatchObject({ code: 'EXECUTOR_STEP_FAILED', message: `Step failed: remote/${workLabel}; status=failed` });
     const jobId = stepError.details['jobId'] as string;
-    expect((await client.getJob(jobId)).state).toBe('FAILED');
+    expect((await embedded.client.getJob(jobId)).state).toBe('FAILED');
     const messages = chain(err).map((e) => (e instanceof Error ? e.message : String(e)));
     expect(messages.some((m) => m.includes('remote work exploded'))).toBe(true);
     expect(chain(err)).toContainEqual(expect.objectContaining({ code: 'FRAY_JOB_FAILED', jobId }));
-    const logs = await client.fetchLogs({ jobId });
+    const logs = await embedded.client.fetchLogs({ jobId });
     expect(logs.entries.some((e) => e.data.includes('remote work exploded'))).toBe(true);
     expect(await statusOf(await stepDir(prefix, 'work'))).toBe('FAILED');
     expect(await statusOf(await stepDir(prefix, 'data'))).toBe('SUCCESS');
@@ -132,7 +122,7 @@ describe('remote steps on a local Iris cluster', () => {
     const saved = { ...process.env };
     Object.assign(process.env, { MARIN_LEASE_HEARTBEAT_S: '0.2', MARIN_LEASE_TIMEOUT_S: '10', MARIN_LEASE_POLL_S: '0.2' });
     try {
-      await using backend = createIrisBackend({ irisClient: client, inPlace: true, workspace: WORKSPACE });
+      await using backend = createIrisBackend({ irisClient: embedded.client, inPlace: true, workspace: WORKSPACE });
       const logger = captureLogger();
       const runner = new DispatchStepRunner({
         fray: new FrayStepRunner({
@@ -151,7 +141,7 @@ describe('remote steps on a local Iris cluster', () => {
       await writeFile(join(work, '.executor_status.lock'), `{"worker_id": "thief-1", "timestamp": ${(Date.now() / 1000).toFixed(3)}}`);
       const err = await run;
       expect(chain(err)).toContainEqual(expect.objectContaining({ code: 'EXECUTOR_LEASE_LOST' }));
-      await eventually(async () => ((await client.getJob(jobId)).state === 'KILLED' ? true : undefined), 'the job to be killed');
+      await eventually(async () => ((await embedded.client.getJob(jobId)).state === 'KILLED' ? true : undefined), 'the job to be killed');
       expect(await statusOf(work)).toBe('RUNNING');
       expect(JSON.parse(await readFile(join(work, '.executor_status.lock'), 'utf8'))).toMatchObject({ worker_id: 'thief-1' });
     } finally {
@@ -167,17 +157,17 @@ describe('remote steps on a local Iris cluster', () => {
     const prefix = join(tmp.path, 'prefix');
     await using executor = startFixture('remote-steps.ts', {
       args: ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-hang'],
-      env: { IRIS_CONTROLLER_ADDRESS: cluster.address },
+      env: { IRIS_CONTROLLER_ADDRESS: embedded.cluster.address },
     });
     const work = await eventually(async () => {
       const dir = await stepDir(prefix, 'work');
       return (await json(join(dir, 'task-0.json')))['hanging'] === true ? dir : undefined;
     }, 'the remote step to start');
     const jobId = /submitted as Fray job (\S+)/.exec(executor.stderr())![1]!;
-    expect((await client.getJob(jobId)).state).toBe('RUNNING');
+    expect((await embedded.client.getJob(jobId)).state).toBe('RUNNING');
     executor.child.kill('SIGTERM');
     expect(await executor.exited).toEqual({ code: null, signal: 'SIGTERM' });
-    expect((await client.getJob(jobId)).state).toBe('KILLED');
+    expect((await embedded.client.getJob(jobId)).state).toBe('KILLED');
     expect(await statusOf(work)).toBe('FAILED');
   });
 
@@ -185,7 +175,7 @@ describe('remote steps on a local Iris cluster', () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
     const script = FIXTURE_SCRIPT.slice(WORKSPACE.length + 1);
-    const top = await client.launchJob({
+    const top = await embedded.client.launchJob({
       name: `remote-stop-${process.pid}`,
       command: ['node', ...NODE_FLAGS, script, '--prefix', prefix, '--fixture-hang', '--progress', 'plain'],
       inPlaceWorkdir: WORKSPACE,
@@ -197,13 +187,13 @@ describe('remote steps on a local Iris cluster', () => {
       const dir = await stepDir(prefix, 'work');
       return (await json(join(dir, 'task-0.json')))['hanging'] === true ? dir : undefined;
     }, 'the remote step to start');
-    const children = await client.listJobs({ prefix: `${top}/` });
+    const children = await embedded.client.listJobs({ prefix: `${top}/` });
     expect(children).toHaveLength(1);
     const child = children[0]!.jobId;
 
-    await client.terminateJob(top);
-    await eventually(async () => ((await client.getJob(child)).state === 'KILLED' ? true : undefined), 'the child job to be killed');
-    expect((await client.getJob(top)).state).toBe('KILLED');
+    await embedded.client.terminateJob(top);
+    await eventually(async () => ((await embedded.client.getJob(child)).state === 'KILLED' ? true : undefined), 'the child job to be killed');
+    expect((await embedded.client.getJob(top)).state).toBe('KILLED');
 
     // The executor got SIGTERM: either it settled in time (FAILED, lease released) or it was killed
     // first and its lease, no longer refreshed, goes stale. Either way no live holder remains.
