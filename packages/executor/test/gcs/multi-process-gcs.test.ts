@@ -1,29 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ls, readText } from '@marin/rigging';
 import { startFakeGcs } from '@marin/rigging/testing';
+import type { FakeGcsHandle } from '@marin/rigging/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture } from '../helpers/fixture-process.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
-let gcs: Awaited<ReturnType<typeof startFakeGcs>> | undefined;
+let gcs: FakeGcsHandle | undefined;
 
 beforeAll(async () => {
-  gcs = await startFakeGcs();
   // This worker and every executor process it spawns talk to the emulator.
-  process.env['STORAGE_EMULATOR_HOST'] = gcs.endpoint;
+  gcs = await startFakeGcs({ setEnv: true });
 });
 
 afterAll(async () => {
   await gcs?.close();
 });
-
-async function newBucket(): Promise<string> {
-  const name = `executor-test-${randomUUID().slice(0, 8)}`;
-  await gcs!.createBucket(name);
-  return name;
-}
 
 async function lines(path: string): Promise<string[]> {
   try {
@@ -42,7 +35,7 @@ async function stepUrl(prefix: string): Promise<string> {
 
 describe('several executor processes on a gs:// prefix (fake-gcs-server)', () => {
   it('runs a step exactly once when 10 executors start at once, and all exit 0', async () => {
-    const prefix = `gs://${await newBucket()}/marin`;
+    const prefix = `gs://${await gcs!.createUniqueBucket('executor-test')}/marin`;
     await using side = await makeTempDir('exec-gcs-side');
     const counter = join(side.path, 'counter.txt');
     const env = {
@@ -66,7 +59,7 @@ describe('several executor processes on a gs:// prefix (fake-gcs-server)', () =>
   });
 
   it('lets a second executor take over once the lease of a SIGKILLed one is stale', async () => {
-    const prefix = `gs://${await newBucket()}/marin`;
+    const prefix = `gs://${await gcs!.createUniqueBucket('executor-test')}/marin`;
     await using side = await makeTempDir('exec-gcs-side');
     const counter = join(side.path, 'counter.txt');
     const lease = { MARIN_LEASE_HEARTBEAT_S: '0.3', MARIN_LEASE_TIMEOUT_S: '2', MARIN_LEASE_POLL_S: '0.2' };

@@ -2,18 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeGcs } from '@marin/rigging/testing';
+import type { FakeGcsHandle } from '@marin/rigging/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCheckpoints } from '../../src/checkpoint/controller-checkpoint.js';
 import { startController } from '../../src/controller/controller.js';
 import { RegisterRequest } from '../../src/gen/iris/v1/controller.js';
 import { LaunchJobRequest } from '../../src/gen/iris/v1/controller.js';
 
-let gcs: Awaited<ReturnType<typeof startFakeGcs>> | undefined;
+let gcs: FakeGcsHandle | undefined;
 let dir: string;
 
 beforeAll(async () => {
-  gcs = await startFakeGcs();
-  process.env['STORAGE_EMULATOR_HOST'] = gcs.endpoint;
+  gcs = await startFakeGcs({ setEnv: true });
   dir = mkdtempSync(join(tmpdir(), 'iris-ckpt-'));
 });
 

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Executor, outputPathOf } from '@marin/executor';
 import { copyTree, exists, glob, readText } from '@marin/rigging';
 import { startFakeGcs } from '@marin/rigging/testing';
+import type { FakeGcsHandle } from '@marin/rigging/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickstartDataPath, tokenizerLocation } from '../../src/assets.js';
 import { openTokenCache } from '../../src/cache/index.js';
@@ -14,27 +14,20 @@ import { defaultTransform } from '../../src/steps/transform/default-transform.js
 import { startHubServer } from '../../src/testing/hub-server.js';
 import { runLevanterPython } from '../helpers/levanter-python.js';
 
-let gcs: Awaited<ReturnType<typeof startFakeGcs>> | undefined;
+let gcs: FakeGcsHandle | undefined;
 
 beforeAll(async () => {
-  gcs = await startFakeGcs();
-  process.env['STORAGE_EMULATOR_HOST'] = gcs.endpoint;
+  gcs = await startFakeGcs({ setEnv: true });
 });
 
 afterAll(async () => {
   await gcs?.close();
 });
 
-async function newBucket(): Promise<string> {
-  // No "test" in the name: Marin refuses train paths that look like test data.
-  const name = `pipeline-ci-${randomUUID().slice(0, 8)}`;
-  await gcs!.createBucket(name);
-  return name;
-}
-
 describe('the data stages on a gs:// prefix (fake-gcs-server)', () => {
   it('downloads from the hub, transforms and tokenizes into gs://; a rerun skips all; the cache reads back', async () => {
-    const prefix = `gs://${await newBucket()}/marin`;
+    // No "test" in the bucket name: Marin refuses train paths that look like test data.
+    const prefix = `gs://${await gcs!.createUniqueBucket('pipeline-ci')}/marin`;
     // The hub serves the quickstart fixture as dataset marin-community/quickstart at revision abc1234.
     const hubRoot = await mkdtemp(join(tmpdir(), 'hub-'));
     await cp(quickstartDataPath(), join(hubRoot, 'marin-community', 'quickstart', 'abc1234'), { recursive: true });

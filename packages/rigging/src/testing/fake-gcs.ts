@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,7 +20,9 @@ export interface FakeGcsHandle extends AsyncDisposable {
   readonly endpoint: string;
   /** Creates a bucket through the emulator's JSON API (idempotent). */
   createBucket(name: string): Promise<void>;
-  /** Kills the emulator and waits for it to exit. */
+  /** Creates a bucket named `<prefix>-<8 hex digits>` and returns that name. */
+  createUniqueBucket(prefix: string): Promise<string>;
+  /** Kills the emulator, waits for it to exit and restores what `setEnv` replaced (idempotent). */
   close(): Promise<void>;
 }
 
@@ -29,6 +32,26 @@ export interface StartFakeGcsOptions {
   binary?: string;
   /** How long to wait for the emulator to answer. @default 60_000 */
   startTimeoutMs?: number;
+  /**
+   * Sets `STORAGE_EMULATOR_HOST` to the endpoint in `process.env` once the emulator answers, so this
+   * process and every child it spawns afterwards talk to it; `close()` restores the previous value
+   * (deletes it if it was unset). Set it before the first `gs://` use: the process-wide client keeps
+   * the endpoint it was created with.
+   * @default false
+   */
+  setEnv?: boolean;
+}
+
+const EMULATOR_ENV = 'STORAGE_EMULATOR_HOST';
+
+/** Sets `key` in `process.env` and returns a function putting back what was there. */
+function replaceEnv(key: string, value: string): () => void {
+  const saved = process.env[key];
+  process.env[key] = value;
+  return () => {
+    if (saved === undefined) delete process.env[key];
+    else process.env[key] = saved;
+  };
 }
 
 async function goBinDir(): Promise<string> {
@@ -88,9 +111,8 @@ async function freePort(): Promise<number> {
  *
  * @throws {RiggingError} RIGGING_UNAVAILABLE if it cannot be installed or does not come up.
  * @example
- * await using gcs = await startFakeGcs();
- * await gcs.createBucket('marin-us-central1');
- * process.env.STORAGE_EMULATOR_HOST = gcs.endpoint;
+ * await using gcs = await startFakeGcs({ setEnv: true });
+ * const prefix = `gs://${await gcs.createUniqueBucket('marin-ci')}/marin`;
  */
 export async function startFakeGcs(opts: StartFakeGcsOptions = {}): Promise<FakeGcsHandle> {
   const binary = await ensureFakeGcsBinary(opts.binary);
@@ -107,9 +129,12 @@ export async function startFakeGcs(opts: StartFakeGcsOptions = {}): Promise<Fake
   let exitedEarly = false;
   void exited.then(() => (exitedEarly = true));
 
+  let restoreEnv: (() => void) | undefined;
   const close = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
+    restoreEnv?.();
+    restoreEnv = undefined;
   };
 
   const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
@@ -135,20 +160,28 @@ export async function startFakeGcs(opts: StartFakeGcsOptions = {}): Promise<Fake
     }
     await sleep(50);
   }
+  if (opts.setEnv === true) restoreEnv = replaceEnv(EMULATOR_ENV, endpoint);
+
+  const createBucket = async (name: string): Promise<void> => {
+    const res = await fetch(`${endpoint}/storage/v1/b?project=test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    if (!res.ok && res.status !== 409) {
+      throw new RiggingError('RIGGING_UNAVAILABLE', `could not create bucket "${name}" on ${endpoint}: HTTP ${res.status}`, {
+        details: { path: `gs://${name}`, operation: 'createBucket' },
+      });
+    }
+  };
 
   return {
     endpoint,
-    async createBucket(name: string): Promise<void> {
-      const res = await fetch(`${endpoint}/storage/v1/b?project=test`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name }),
-      });
-      if (!res.ok && res.status !== 409) {
-        throw new RiggingError('RIGGING_UNAVAILABLE', `could not create bucket "${name}" on ${endpoint}: HTTP ${res.status}`, {
-          details: { path: `gs://${name}`, operation: 'createBucket' },
-        });
-      }
+    createBucket,
+    async createUniqueBucket(prefix: string): Promise<string> {
+      const name = `${prefix}-${randomUUID().slice(0, 8)}`;
+      await createBucket(name);
+      return name;
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -11,9 +11,8 @@ declare module 'vitest' {
 let handle: FakeGcsHandle | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  handle = await startFakeGcs();
   // Forked workers inherit the environment, so the process-wide client targets the emulator.
-  process.env['STORAGE_EMULATOR_HOST'] = handle.endpoint;
+  handle = await startFakeGcs({ setEnv: true });
   project.provide('gcsEndpoint', handle.endpoint);
 }
 
