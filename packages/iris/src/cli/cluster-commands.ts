@@ -9,6 +9,7 @@ import { IrisError } from '../errors.js';
 import { startLocalCluster } from '../local-cluster/local-cluster.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
 import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
+import type { LocalClusterRecord } from './cli-context.js';
 import type { ClusterConfig } from '../autoscaler/cluster-config.js';
 import type { GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
 import type { CliIo } from './cli-context.js';
@@ -66,10 +67,24 @@ export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, s
     fresh: flags.fresh ?? false,
     authToken: io.env['IRIS_AUTH_TOKEN'] || undefined,
   });
-  mkdirSync(irisHome(io.env), { recursive: true });
   const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), ...(flags.bundles ? { bundles: true } : {}) };
+  return serveRecorded(io, record, cluster, `iris local cluster at ${cluster.address} (${cluster.workers.length} workers, state in ${stateDir})`, signal);
+}
+
+/**
+ * Records a running cluster in `$IRIS_HOME` (so `iris cluster status` and `iris cluster stop` on this machine
+ * find it), prints where it is, serves until `signal`, then removes the record if it is still ours and closes.
+ */
+async function serveRecorded(
+  io: CliIo,
+  record: LocalClusterRecord,
+  cluster: { readonly dashboardUrl: string | null; close(): Promise<void> },
+  banner: string,
+  signal: AbortSignal,
+): Promise<number> {
+  mkdirSync(irisHome(io.env), { recursive: true });
   writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
-  io.stdout(`iris local cluster at ${cluster.address} (${cluster.workers.length} workers, state in ${stateDir})\n`);
+  io.stdout(`${banner}\n`);
   if (cluster.dashboardUrl !== null) io.stdout(`iris dashboard at ${cluster.dashboardUrl}\n`);
   try {
     await untilSignal(signal);
@@ -98,20 +113,9 @@ async function clusterStartFromConfig(config: ClusterConfig, io: CliIo, signal: 
   const authToken = io.env['IRIS_AUTH_TOKEN'] || undefined;
   const cluster = await startCluster(config, { authToken, warn: (m) => io.stderr(`iris: ${m}\n`) });
   const stateDir = config.controller.state_dir;
-  mkdirSync(irisHome(io.env), { recursive: true });
   const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), bundles: true, ...(authToken ? { authToken } : {}) };
-  writeFileSync(localClusterRecordPath(io.env), `${JSON.stringify(record, null, 2)}\n`);
   const groups = config.scale_groups.map((g) => g.name).join(', ') || 'none';
-  io.stdout(`iris cluster at ${cluster.address} (scale groups: ${groups}; state in ${stateDir})\n`);
-  if (cluster.dashboardUrl !== null) io.stdout(`iris dashboard at ${cluster.dashboardUrl}\n`);
-  try {
-    await untilSignal(signal);
-  } finally {
-    const current = readLocalClusterRecord(io.env);
-    if (current?.pid === process.pid) rmSync(localClusterRecordPath(io.env), { force: true });
-    await cluster.close();
-  }
-  return 0;
+  return serveRecorded(io, record, cluster, `iris cluster at ${cluster.address} (scale groups: ${groups}; state in ${stateDir})`, signal);
 }
 
 async function detach(io: CliIo, argv: readonly string[]): Promise<number> {
