@@ -13,9 +13,8 @@
  * const job = await client.waitForJob(jobId); // job.state === 'SUCCEEDED'
  * ```
  */
-export { IrisError } from './errors.js';
-export type { IrisErrorCode } from './errors.js';
-export { IRIS_ERROR_CODE_METADATA_KEY, IRIS_ERROR_GRPC_STATUS } from './errors.js';
+// Everything `@marin/iris/core` exports (errors, TPU table, sizes, constraints, task context), then the rest.
+export * from './core/index.js';
 export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
 export type { BundleRef, IrisClient, IrisClientOptions } from './client/iris-client.js';
 export { JobSpecSchema, defaultUser, resolveJobName } from './client/job-spec.js';
@@ -40,11 +39,6 @@ export type {
   UserBudget,
   WorkerInfo,
 } from './client/job-types.js';
-export { irisContext } from './client/iris-context.js';
-export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from './client/python-env-failure.js';
-export type { PythonEnvBuildFailure } from './client/python-env-failure.js';
-export type { IrisTaskContext } from './client/iris-context.js';
-export { coresToMillicores, formatBytes, parseSize } from './client/sizes.js';
 export { ControllerOptionsSchema, IRIS_VERSION, startController } from './controller/controller.js';
 export type { ControllerHandle, ControllerOptions } from './controller/controller.js';
 export { parseJobName, taskIdOf } from './controller/job-names.js';
@@ -54,21 +48,8 @@ export { startCluster } from './autoscaler/cluster.js';
 export { ClusterConfigSchema, loadClusterConfig, parseClusterConfig } from './autoscaler/cluster-config.js';
 export type { AutoscalerTimings, ClusterConfig, ClusterConfigInput, PlatformConfig, ScaleGroupConfig } from './autoscaler/cluster-config.js';
 export type { LocalClusterHandle, LocalClusterOptions } from './local-cluster/local-cluster.js';
-export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, tpuVariantName } from './tpu/tpu-topology.js';
-export type { TpuFamily, TpuTopology } from './tpu/tpu-topology.js';
-export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './tpu/tpu-replicas.js';
-export type { ReplicaPlan } from './tpu/tpu-replicas.js';
 export { scheduleTick } from './scheduler/schedule-tick.js';
 export { DEFAULT_MAX_ASSIGNMENTS_PER_WORKER, DEFAULT_MAX_BUILDING_TASKS } from './scheduler/capacity.js';
-export {
-  CANONICAL_CONSTRAINT_KEYS,
-  KNOWN_GPU_VARIANTS,
-  canonicalGpuVariant,
-  deriveDeviceConstraints,
-  mergeConstraints,
-} from './scheduler/device-constraints.js';
-export type { ConstraintSources } from './scheduler/device-constraints.js';
-export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
 export { PRIORITY_BANDS, effectiveBand, mayPreempt, resourceValue, userSpend } from './scheduler/priority-band.js';
 export type { SpendingTask, UserBudgetLimits } from './scheduler/priority-band.js';
 export { claimReservations } from './scheduler/reservation-claims.js';
@@ -106,5 +87,3 @@ export type { Bundle, CreateBundleOptions } from './bundle/create-bundle.js';
 export type { BundleFile } from './bundle/bundle-manifest.js';
 export { bundleIdOf } from './bundle/bundle-manifest.js';
 export { readBundleArchive, verifyBundleArchive } from './bundle/bundle-archive.js';
-export { buildSetupCommands, SetupOptionsSchema } from './bundle/setup-commands.js';
-export type { SetupOptions } from './bundle/setup-commands.js';
