@@ -116,7 +116,11 @@ export class AttemptProcess {
       // otherwise hold ports, chips and the output pipes forever.
       signalProcessGroup(this.pgid, 'SIGKILL');
       await pollUntil(() => !isProcessGroupAlive(this.pgid), { timeoutMs: 30_000 });
-      await Promise.race([output, new Promise((r) => setTimeout(r, 2000))]);
+      // Output normally drains at once; a grandchild holding the pipes open gets 2 s. The timer is
+      // cleared either way, or it would keep a short-lived process (a cold `iris job run`) alive.
+      let drainTimer: NodeJS.Timeout | undefined;
+      await Promise.race([output, new Promise((r) => (drainTimer = setTimeout(r, 2000)))]);
+      clearTimeout(drainTimer);
       return status;
     });
   }

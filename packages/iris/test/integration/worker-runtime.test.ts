@@ -1,6 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isProcessGroupAlive, pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptProcess } from '../../src/worker/attempt-process.js';
@@ -36,6 +38,22 @@ describe('AttemptProcess', () => {
   it('reports exit 0, and exit 3 with its code', async () => {
     expect(await (await node('process.exit(0)')).exited).toMatchObject({ exitCode: 0, signal: null });
     expect(await (await node('process.exit(3)')).exited).toMatchObject({ exitCode: 3, message: 'Exit code 3' });
+  });
+
+  it('leaves no timer behind once an attempt has exited, so a short-lived caller can exit at once', async () => {
+    // In a plain Node process (no test runner timers): after `exited` resolves, nothing may keep the
+    // event loop alive (a cold `iris job run` used to linger 2 s on the output-drain timer).
+    const probe = join(dir, 'probe.mts');
+    await writeFile(
+      probe,
+      `import { AttemptProcess } from ${JSON.stringify(fileURLToPath(new URL('../../src/worker/attempt-process.ts', import.meta.url)))};
+const attempt = await AttemptProcess.spawn({ argv: [process.execPath, '-e', 'process.exit(0)'], cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH ?? '' }, onOutput: () => undefined });
+await attempt.exited;
+setImmediate(() => console.log(JSON.stringify(process.getActiveResourcesInfo().filter((r) => r === 'Timeout'))));
+`,
+    );
+    const out = execFileSync(process.execPath, ['--conditions=@marin/source', '--import', 'tsx', probe], { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8' });
+    expect(JSON.parse(out.trim().split('\n').pop() ?? '')).toEqual([]);
   });
 
   it('runs the command as the leader of its own process group in the given cwd', async () => {
