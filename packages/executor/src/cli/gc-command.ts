@@ -18,7 +18,10 @@ export interface CliStreams {
 export const GC_USAGE = `usage: marin gc [options]
 
 Lists the step outputs under a prefix that no experiment references any more (with sizes and ages),
-and deletes them with --delete. Outputs that are RUNNING or hold a live lease are never deleted.
+and deletes them with --delete. Outputs that are RUNNING or hold a live lease, and their inputs, are
+never deleted. Deleting marks each candidate, waits longer than the lease staleness, checks again
+(experiments written meanwhile count) and deletes each output under its step's lease; an executor
+that reuses a marked output takes it back.
 
 options:
   --prefix <path|url>        root of the outputs (default: MARIN_PREFIX, cluster config root,
@@ -30,6 +33,9 @@ options:
                              repeatable; relative paths are under the prefix
   --keep-file <file>         read more --keep entries from a file, one per line (# comments)
   --delete                   delete what is listed (default: list only)
+  --wait <seconds>           with --delete: wait between marking and deleting; must exceed
+                             MARIN_LEASE_TIMEOUT_S (default: MARIN_LEASE_TIMEOUT_S +
+                             MARIN_LEASE_HEARTBEAT_S)
   --json                     print the listing (and what was deleted) as JSON on stdout
   --progress auto|bar|none   progress bar on a terminal (default: auto)
   --help                     print this help
@@ -42,12 +48,13 @@ interface GcArgs {
   keep: string[];
   keepFiles: string[];
   delete: boolean;
+  waitS: number | null;
   json: boolean;
   progress: 'auto' | 'bar' | 'none';
   help: boolean;
 }
 
-const FLAGS = ['prefix', 'experiments', 'since', 'keep', 'keep-file', 'delete', 'json', 'progress', 'help'];
+const FLAGS = ['prefix', 'experiments', 'since', 'keep', 'keep-file', 'delete', 'wait', 'json', 'progress', 'help'];
 
 function usageError(message: string, details: Record<string, unknown> = {}): ExecutorError {
   return new ExecutorError('EXECUTOR_INVALID_ARGUMENT', message, { details: { ...details, usage: true } });
@@ -72,7 +79,7 @@ export function parseSince(value: string, now = Date.now()): Date {
  * closest one), a missing value or a bad `--since`/`--progress`.
  */
 export function parseGcArgs(argv: readonly string[]): GcArgs {
-  const out: GcArgs = { prefix: null, experiments: null, since: null, keep: [], keepFiles: [], delete: false, json: false, progress: 'auto', help: false };
+  const out: GcArgs = { prefix: null, experiments: null, since: null, keep: [], keepFiles: [], delete: false, waitS: null, json: false, progress: 'auto', help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw usageError(`unexpected argument ${JSON.stringify(arg)}`);
@@ -104,6 +111,13 @@ export function parseGcArgs(argv: readonly string[]): GcArgs {
       case 'delete':
         out.delete = inline === null ? true : inline === 'true';
         break;
+      case 'wait': {
+        const v = value();
+        const n = Number(v);
+        if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`--wait must be a positive number of seconds, got ${JSON.stringify(v)}`);
+        out.waitS = n;
+        break;
+      }
       case 'json':
         out.json = inline === null ? true : inline === 'true';
         break;
@@ -192,10 +206,12 @@ function summaryLines(plan: GcPlan): string[] {
   const toDelete = plan.candidates.filter((c) => c.action === 'delete');
   const kept = plan.candidates.length - toDelete.length;
   const bytes = toDelete.reduce((s, c) => s + c.sizeBytes, 0);
+  const outside = new Set(plan.outside.map((r) => r.experiment)).size;
   return [
     `prefix ${plan.prefix}: ${plan.experiments.length} experiment file(s) (${live} live, ${superseded} superseded${unreadable > 0 ? `, ${unreadable} unreadable` : ''}), ` +
       `${plan.outputs} step output(s), ${plan.reachable} reachable`,
-    `${toDelete.length} unreferenced output(s), ${formatBytes(bytes)} reclaimable${kept > 0 ? `; ${kept} kept because they are running` : ''}`,
+    `${toDelete.length} unreferenced output(s), ${formatBytes(bytes)} reclaimable${kept > 0 ? `; ${kept} kept because they are in use` : ''}`,
+    ...(outside > 0 ? [`${plan.outside.length} reference(s) of ${outside} live experiment(s) lie outside the prefix; they are reported, never deleted`] : []),
   ];
 }
 
@@ -235,12 +251,20 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
   });
   progress.clear();
   for (const w of warnings) io.stderr.write(`warning: ${w}\n`);
+  for (const r of plan.outside) io.stderr.write(`warning: live experiment ${r.experiment} references ${r.path}, outside the prefix ${plan.prefix}: not collected\n`);
 
   let deleted: GcDeleteResult | null = null;
   let failure: unknown = null;
   if (args.delete) {
     try {
       deleted = await deleteGcCandidates(plan, {
+        ...(args.waitS !== null ? { waitMs: args.waitS * 1000 } : {}),
+        onPhase: (phase, waitMs) => {
+          if (phase === 'wait') {
+            progress.clear();
+            io.stderr.write(`marked ${plan.candidates.filter((c) => c.action === 'delete').length} output(s) for deletion; waiting ${((waitMs ?? 0) / 1000).toFixed(1)}s (longer than the lease staleness) before checking them again\n`);
+          }
+        },
         onProgress: (done, total) => progress.update({ phase: 'size', done, total }),
       });
     } catch (e) {
@@ -257,6 +281,7 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
           outputs: plan.outputs,
           reachable: plan.reachable,
           candidates: plan.candidates,
+          outside: plan.outside,
           deleted: deleted?.deleted.map((c) => c.path) ?? null,
           skipped: deleted?.skipped.map((s) => ({ path: s.candidate.path, reason: s.reason })) ?? null,
           freedBytes: deleted?.freedBytes ?? 0,
