@@ -163,16 +163,15 @@ export async function deleteGcCandidates(plan: GcPlan, options: GcDeleteOptions 
   });
   const unreadableNow = scan.experiments.filter((e) => e.state === 'unreadable').map((e) => e.path);
   const still = new Map(unreferencedOutputs(scan, plan.keepPaths).map((o) => [o.path, o.keepReason]));
-  const present = new Set(scan.outputs.map((o) => o.path));
+  const found = new Map(scan.outputs.map((o) => [o.path, o]));
 
   options.onPhase?.('delete');
   let done = 0;
   await mapLimit(todo, 8, async (c) => {
     let reason: string | null;
     if (unreadableNow.length > 0) reason = `experiment file(s) unreadable at the re-check: ${unreadableNow.join(', ')}`;
-    else if (!present.has(c.path)) reason = 'no longer a step output';
-    else if (!still.has(c.path)) reason = 'referenced by a live experiment since the plan';
-    else reason = still.get(c.path) ?? (await deleteUnderLease(c, ctx));
+    else if (!found.has(c.path)) reason = 'no longer a step output';
+    else reason = found.get(c.path)!.live ?? scan.protectedInputs.get(c.path) ?? (still.has(c.path) ? await deleteUnderLease(c, ctx) : 'referenced by a live experiment since the plan');
     if (reason === null) {
       result.deleted.push(c);
       result.freedBytes += c.sizeBytes;

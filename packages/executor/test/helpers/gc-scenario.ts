@@ -69,7 +69,7 @@ export async function buildGcScenario(prefix: string, env: Record<string, string
 }
 
 interface GcJson {
-  experiments: { path: string; state: string }[];
+  experiments: { path: string; state: string; liveBecause: string | null }[];
   candidates: { path: string; action: string; reason: string | null; sizeBytes: number; status: string | null }[];
   deleted: string[] | null;
   skipped: { path: string; reason: string }[] | null;
