@@ -24,7 +24,7 @@ import { scheduleDag } from './run/scheduler.js';
 import { planSelection } from './run/step-selection.js';
 import { DispatchStepRunner } from './run/dispatch-step-runner.js';
 import type { StepRunner } from './run/step-runner.js';
-import { reclaimFromGc, removeGcTombstone } from './status/gc-tombstone.js';
+import { readGcTombstone, reclaimFromGc, removeGcTombstone } from './status/gc-tombstone.js';
 import { runUnderLease } from './status/lease-loop.js';
 import { readStatus } from './status/status-store.js';
 import { isFailedStatus, STATUS_SUCCESS } from './status/status.js';
@@ -268,9 +268,11 @@ export class Executor {
     const statuses = new Map<ExecutorStep, StepStatus | null>();
     const read = await mapLimit(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
     all.forEach((s, i) => statuses.set(s, read[i]!));
-    // A SUCCESS output `marin gc --delete` has marked is taken back (or found deleted) before reuse.
+    // A SUCCESS output `marin gc --delete` has marked may be gone by launch: select it (and so its
+    // inputs) as if it had not succeeded; launch reclaims it (src/gc/DESIGN.md).
+    const marked = new Set<ExecutorStep>();
     await mapLimit(all, IO_CONCURRENCY, async (s) => {
-      if (statuses.get(s) === STATUS_SUCCESS && (await this.reclaim(s, timings)) === 'gone') statuses.set(s, await readStatus(this.graph.outputPaths.get(s)!));
+      if (statuses.get(s) === STATUS_SUCCESS && (await readGcTombstone(this.graph.outputPaths.get(s)!)) !== null) marked.add(s);
     });
 
     const { selected: stepsToRun, pruned } = planSelection({
@@ -278,7 +280,7 @@ export class Executor {
       name: (s) => s.name,
       dependencies: (s) => this.graph.dependencies.get(s) ?? [],
       isPseudoDep: (s) => this.graph.isPseudoDep.get(s) === true,
-      status: (s) => statuses.get(s) ?? null,
+      status: (s) => (marked.has(s) ? null : (statuses.get(s) ?? null)),
       runOnly,
       logger: this.logger,
     });
