@@ -1,4 +1,5 @@
-import { marinPrefix } from '@marin/rigging';
+import { leaseTimings, marinPrefix } from '@marin/rigging';
+import type { LeaseTimings } from '@marin/rigging';
 import { readFile } from 'node:fs/promises';
 import { ExecutorError } from '../errors.js';
 import { deleteGcCandidates } from '../gc/gc-delete.js';
@@ -217,7 +218,8 @@ function summaryLines(plan: GcPlan): string[] {
 
 /**
  * `marin gc`: lists unreferenced step outputs and, with `--delete`, deletes them. Returns the exit
- * code: 0, 1 when something failed (an unreadable experiment blocks `--delete`), 2 for bad arguments.
+ * code: 0, 1 when something failed (an unreadable experiment blocks `--delete`), 2 for bad arguments
+ * (including bad lease timings or a `--wait` not above the lease staleness).
  */
 export async function gcCommand(argv: readonly string[], io: CliStreams): Promise<number> {
   let args: GcArgs;
@@ -231,6 +233,18 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
   if (args.help) {
     io.stdout.write(GC_USAGE);
     return 0;
+  }
+  // Checked before the (possibly long) walk: lease timings, and a wait that exceeds the staleness.
+  let timings: LeaseTimings;
+  try {
+    timings = leaseTimings(io.env);
+  } catch (e) {
+    io.stderr.write(`error: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.delete && args.waitS !== null && !(args.waitS > timings.timeoutS)) {
+    io.stderr.write(`error: --wait ${args.waitS} must exceed the lease staleness MARIN_LEASE_TIMEOUT_S (${timings.timeoutS}s)\n`);
+    return 2;
   }
   const keep = [...args.keep];
   for (const file of args.keepFiles) {
@@ -246,6 +260,7 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
     experimentsPath: args.experiments,
     since: args.since,
     keep,
+    timings,
     onProgress: (p) => progress.update(p),
     warn: (m) => void warnings.push(m),
   });
@@ -258,6 +273,7 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
   if (args.delete) {
     try {
       deleted = await deleteGcCandidates(plan, {
+        timings,
         ...(args.waitS !== null ? { waitMs: args.waitS * 1000 } : {}),
         onPhase: (phase, waitMs) => {
           if (phase === 'wait') {
