@@ -98,7 +98,7 @@ function stepsOf(info: Record<string, unknown>): { outputs: string[]; refs: stri
   return { outputs, refs };
 }
 
-export async function lsOrEmpty(url: string): Promise<FileInfo[]> {
+async function lsOrEmpty(url: string): Promise<FileInfo[]> {
   try {
     return await filesystemFor(url).ls(url);
   } catch (e) {
