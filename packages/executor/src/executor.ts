@@ -24,6 +24,7 @@ import { scheduleDag } from './run/scheduler.js';
 import { planSelection } from './run/step-selection.js';
 import { DispatchStepRunner } from './run/dispatch-step-runner.js';
 import type { StepRunner } from './run/step-runner.js';
+import { readGcTombstone, reclaimFromGc, removeGcTombstone } from './status/gc-tombstone.js';
 import { runUnderLease } from './status/lease-loop.js';
 import { readStatus } from './status/status-store.js';
 import { isFailedStatus, STATUS_SUCCESS } from './status/status.js';
@@ -267,13 +268,19 @@ export class Executor {
     const statuses = new Map<ExecutorStep, StepStatus | null>();
     const read = await mapLimit(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
     all.forEach((s, i) => statuses.set(s, read[i]!));
+    // A SUCCESS output `marin gc --delete` has marked may be gone by launch: select it (and so its
+    // inputs) as if it had not succeeded; launch reclaims it (src/gc/DESIGN.md).
+    const marked = new Set<ExecutorStep>();
+    await mapLimit(all, IO_CONCURRENCY, async (s) => {
+      if (statuses.get(s) === STATUS_SUCCESS && (await readGcTombstone(this.graph.outputPaths.get(s)!)) !== null) marked.add(s);
+    });
 
     const { selected: stepsToRun, pruned } = planSelection({
       steps: all,
       name: (s) => s.name,
       dependencies: (s) => this.graph.dependencies.get(s) ?? [],
       isPseudoDep: (s) => this.graph.isPseudoDep.get(s) === true,
-      status: (s) => statuses.get(s) ?? null,
+      status: (s) => (marked.has(s) ? null : (statuses.get(s) ?? null)),
       runOnly,
       logger: this.logger,
     });
@@ -412,11 +419,14 @@ export class Executor {
     const graph = this.graph;
     const label = graph.label(step);
     const outputPath = graph.outputPaths.get(step)!;
-    const status = await readStatus(outputPath);
+    let status = await readStatus(outputPath);
     if (status === STATUS_SUCCESS) {
-      await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
-      this.logger.info(`Skip ${label}: already succeeded`);
-      return 'skipped';
+      if ((await this.reclaim(step, timings)) === 'reuse') {
+        await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
+        this.logger.info(`Skip ${label}: already succeeded`);
+        return 'skipped';
+      }
+      status = await readStatus(outputPath);
     }
     const prunedInputs = (graph.dependencies.get(step) ?? []).filter((d) => prepared.pruned.has(d));
     if (prunedInputs.length > 0) {
@@ -443,18 +453,22 @@ export class Executor {
         details: { step: label },
       });
     }
-    const ran = runUnderLease({
+    const runOnce = (initialStatus: StepStatus | null): Promise<'ran' | 'skipped'> => runUnderLease({
       label,
       outputPath,
       timings,
       forceRunFailed: config.forceRunFailed,
       logger: this.logger,
-      initialStatus: status,
+      initialStatus,
       onState: (state, detail) => reporter.update(label, state, detail),
       verifyHit: async () => {
         await verifyOnHit(this.verifyTarget(step), this.logger);
       },
-      writeInfo: () => writeOwnInfo(this.infoContext, step),
+      writeInfo: async () => {
+        // Under the lease: a gc tombstone on an output this run is producing is void.
+        await removeGcTombstone(outputPath);
+        await writeOwnInfo(this.infoContext, step);
+      },
       attempt: (signal) =>
         this.runner.run({
           step,
@@ -468,9 +482,18 @@ export class Executor {
           logger: this.logger,
         }),
     });
-    return ran.catch((e: unknown) => {
+    try {
+      let outcome = await runOnce(status);
+      // Completed by another executor meanwhile: reuse it like any SUCCESS output (gc may have marked it).
+      while (outcome === 'skipped' && (await this.reclaim(step, timings)) === 'gone') outcome = await runOnce(null);
+      return outcome;
+    } catch (e) {
       throw jobFailureOf(e, label) ?? e;
-    });
+    }
+  }
+
+  private reclaim(step: ExecutorStep, timings: LeaseTimings): Promise<'reuse' | 'gone'> {
+    return reclaimFromGc({ outputPath: this.graph.outputPaths.get(step)!, label: this.graph.label(step), timings, logger: this.logger });
   }
 }
 

@@ -1,4 +1,5 @@
-import { marinPrefix } from '@marin/rigging';
+import { leaseTimings, marinPrefix } from '@marin/rigging';
+import type { LeaseTimings } from '@marin/rigging';
 import { readFile } from 'node:fs/promises';
 import { ExecutorError } from '../errors.js';
 import { deleteGcCandidates } from '../gc/gc-delete.js';
@@ -18,7 +19,10 @@ export interface CliStreams {
 export const GC_USAGE = `usage: marin gc [options]
 
 Lists the step outputs under a prefix that no experiment references any more (with sizes and ages),
-and deletes them with --delete. Outputs that are RUNNING or hold a live lease are never deleted.
+and deletes them with --delete. Outputs that are RUNNING or hold a live lease, and their inputs, are
+never deleted. Deleting marks each candidate, waits longer than the lease staleness, checks again
+(experiments written meanwhile count) and deletes each output under its step's lease; an executor
+that reuses a marked output takes it back.
 
 options:
   --prefix <path|url>        root of the outputs (default: MARIN_PREFIX, cluster config root,
@@ -30,6 +34,9 @@ options:
                              repeatable; relative paths are under the prefix
   --keep-file <file>         read more --keep entries from a file, one per line (# comments)
   --delete                   delete what is listed (default: list only)
+  --wait <seconds>           with --delete: wait between marking and deleting; must exceed
+                             MARIN_LEASE_TIMEOUT_S (default: MARIN_LEASE_TIMEOUT_S +
+                             MARIN_LEASE_HEARTBEAT_S)
   --json                     print the listing (and what was deleted) as JSON on stdout
   --progress auto|bar|none   progress bar on a terminal (default: auto)
   --help                     print this help
@@ -42,12 +49,13 @@ interface GcArgs {
   keep: string[];
   keepFiles: string[];
   delete: boolean;
+  waitS: number | null;
   json: boolean;
   progress: 'auto' | 'bar' | 'none';
   help: boolean;
 }
 
-const FLAGS = ['prefix', 'experiments', 'since', 'keep', 'keep-file', 'delete', 'json', 'progress', 'help'];
+const FLAGS = ['prefix', 'experiments', 'since', 'keep', 'keep-file', 'delete', 'wait', 'json', 'progress', 'help'];
 
 function usageError(message: string, details: Record<string, unknown> = {}): ExecutorError {
   return new ExecutorError('EXECUTOR_INVALID_ARGUMENT', message, { details: { ...details, usage: true } });
@@ -72,7 +80,7 @@ export function parseSince(value: string, now = Date.now()): Date {
  * closest one), a missing value or a bad `--since`/`--progress`.
  */
 export function parseGcArgs(argv: readonly string[]): GcArgs {
-  const out: GcArgs = { prefix: null, experiments: null, since: null, keep: [], keepFiles: [], delete: false, json: false, progress: 'auto', help: false };
+  const out: GcArgs = { prefix: null, experiments: null, since: null, keep: [], keepFiles: [], delete: false, waitS: null, json: false, progress: 'auto', help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw usageError(`unexpected argument ${JSON.stringify(arg)}`);
@@ -104,6 +112,13 @@ export function parseGcArgs(argv: readonly string[]): GcArgs {
       case 'delete':
         out.delete = inline === null ? true : inline === 'true';
         break;
+      case 'wait': {
+        const v = value();
+        const n = Number(v);
+        if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`--wait must be a positive number of seconds, got ${JSON.stringify(v)}`);
+        out.waitS = n;
+        break;
+      }
       case 'json':
         out.json = inline === null ? true : inline === 'true';
         break;
@@ -192,16 +207,19 @@ function summaryLines(plan: GcPlan): string[] {
   const toDelete = plan.candidates.filter((c) => c.action === 'delete');
   const kept = plan.candidates.length - toDelete.length;
   const bytes = toDelete.reduce((s, c) => s + c.sizeBytes, 0);
+  const outside = new Set(plan.outside.map((r) => r.experiment)).size;
   return [
     `prefix ${plan.prefix}: ${plan.experiments.length} experiment file(s) (${live} live, ${superseded} superseded${unreadable > 0 ? `, ${unreadable} unreadable` : ''}), ` +
       `${plan.outputs} step output(s), ${plan.reachable} reachable`,
-    `${toDelete.length} unreferenced output(s), ${formatBytes(bytes)} reclaimable${kept > 0 ? `; ${kept} kept because they are running` : ''}`,
+    `${toDelete.length} unreferenced output(s), ${formatBytes(bytes)} reclaimable${kept > 0 ? `; ${kept} kept because they are in use` : ''}`,
+    ...(outside > 0 ? [`${plan.outside.length} reference(s) of ${outside} live experiment(s) lie outside the prefix; they are reported, never deleted`] : []),
   ];
 }
 
 /**
  * `marin gc`: lists unreferenced step outputs and, with `--delete`, deletes them. Returns the exit
- * code: 0, 1 when something failed (an unreadable experiment blocks `--delete`), 2 for bad arguments.
+ * code: 0, 1 when something failed (an unreadable experiment blocks `--delete`), 2 for bad arguments
+ * (including bad lease timings or a `--wait` not above the lease staleness).
  */
 export async function gcCommand(argv: readonly string[], io: CliStreams): Promise<number> {
   let args: GcArgs;
@@ -215,6 +233,18 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
   if (args.help) {
     io.stdout.write(GC_USAGE);
     return 0;
+  }
+  // Checked before the (possibly long) walk: lease timings, and a wait that exceeds the staleness.
+  let timings: LeaseTimings;
+  try {
+    timings = leaseTimings(io.env);
+  } catch (e) {
+    io.stderr.write(`error: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.delete && args.waitS !== null && !(args.waitS > timings.timeoutS)) {
+    io.stderr.write(`error: --wait ${args.waitS} must exceed the lease staleness MARIN_LEASE_TIMEOUT_S (${timings.timeoutS}s)\n`);
+    return 2;
   }
   const keep = [...args.keep];
   for (const file of args.keepFiles) {
@@ -230,17 +260,27 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
     experimentsPath: args.experiments,
     since: args.since,
     keep,
+    timings,
     onProgress: (p) => progress.update(p),
     warn: (m) => void warnings.push(m),
   });
   progress.clear();
   for (const w of warnings) io.stderr.write(`warning: ${w}\n`);
+  for (const r of plan.outside) io.stderr.write(`warning: live experiment ${r.experiment} references ${r.path}, outside the prefix ${plan.prefix}: not collected\n`);
 
   let deleted: GcDeleteResult | null = null;
   let failure: unknown = null;
   if (args.delete) {
     try {
       deleted = await deleteGcCandidates(plan, {
+        timings,
+        ...(args.waitS !== null ? { waitMs: args.waitS * 1000 } : {}),
+        onPhase: (phase, waitMs) => {
+          if (phase === 'wait') {
+            progress.clear();
+            io.stderr.write(`marked ${plan.candidates.filter((c) => c.action === 'delete').length} output(s) for deletion; waiting ${((waitMs ?? 0) / 1000).toFixed(1)}s (longer than the lease staleness) before checking them again\n`);
+          }
+        },
         onProgress: (done, total) => progress.update({ phase: 'size', done, total }),
       });
     } catch (e) {
@@ -257,6 +297,7 @@ export async function gcCommand(argv: readonly string[], io: CliStreams): Promis
           outputs: plan.outputs,
           reachable: plan.reachable,
           candidates: plan.candidates,
+          outside: plan.outside,
           deleted: deleted?.deleted.map((c) => c.path) ?? null,
           skipped: deleted?.skipped.map((s) => ({ path: s.candidate.path, reason: s.reason })) ?? null,
           freedBytes: deleted?.freedBytes ?? 0,

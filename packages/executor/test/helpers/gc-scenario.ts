@@ -69,7 +69,7 @@ export async function buildGcScenario(prefix: string, env: Record<string, string
 }
 
 interface GcJson {
-  experiments: { path: string; state: string }[];
+  experiments: { path: string; state: string; liveBecause: string | null }[];
   candidates: { path: string; action: string; reason: string | null; sizeBytes: number; status: string | null }[];
   deleted: string[] | null;
   skipped: { path: string; reason: string }[] | null;
@@ -77,7 +77,7 @@ interface GcJson {
 
 /**
  * Runs `marin gc` as a user would against the scenario: the dry listing shows exactly the
- * superseded outputs (plus the running one, kept), `--delete` removes them and nothing reachable,
+ * superseded outputs (the running step's experiment is live, so that step is not listed), `--delete` removes them and nothing reachable,
  * and the running step is never touched. `exists` checks a directory on the prefix's backend.
  */
 export async function checkGcEndToEnd(prefix: string, scenario: GcScenario, exists: (path: string) => Promise<boolean>, env: Record<string, string> = {}): Promise<void> {
@@ -85,9 +85,12 @@ export async function checkGcEndToEnd(prefix: string, scenario: GcScenario, exis
   const listing = await runMarin(['gc', '--prefix', prefix, '--since', since, '--json'], env);
   expect(listing.code, listing.stderr).toBe(0);
   const plan = JSON.parse(listing.stdout) as GcJson;
-  expect(plan.experiments.map((e) => e.state).sort()).toEqual(['live', 'live', 'superseded', 'superseded']);
+  // The running step's experiment is older than --since but live: one of its steps is in use.
+  expect(plan.experiments.map((e) => [e.state, e.liveBecause]).sort()).toEqual([['live', 'running'], ['live', 'since'], ['live', 'since'], ['superseded', null]]);
   expect(plan.candidates.filter((c) => c.action === 'delete').map((c) => c.path).sort()).toEqual(scenario.superseded);
-  expect(plan.candidates.filter((c) => c.action === 'keep')).toEqual([expect.objectContaining({ path: scenario.running, status: 'RUNNING' })]);
+  // Its experiment is live, so the running step is reachable, not even a candidate.
+  expect(plan.candidates.filter((c) => c.action === 'keep')).toEqual([]);
+  expect(plan.candidates.map((c) => c.path)).not.toContain(scenario.running);
   expect(plan.candidates.find((c) => c.path.includes('gc/train'))?.sizeBytes).toBeGreaterThanOrEqual(8192);
   expect(plan.deleted).toBeNull();
   for (const p of [...scenario.superseded, ...scenario.reachable, scenario.running]) expect(await exists(p), p).toBe(true);
@@ -98,16 +101,18 @@ export async function checkGcEndToEnd(prefix: string, scenario: GcScenario, exis
   expect(table.stdout).toContain('2 unreferenced output(s)');
   expect(table.stdout).toContain('rerun with --delete');
 
-  const removal = await runMarin(['gc', '--prefix', prefix, '--since', since, '--delete', '--json'], env);
+  // Deleting waits longer than the lease staleness: short leases keep the test quick.
+  const deleteEnv = { ...env, MARIN_LEASE_TIMEOUT_S: '2', MARIN_LEASE_HEARTBEAT_S: '0.5' };
+  const removal = await runMarin(['gc', '--prefix', prefix, '--since', since, '--delete', '--json'], deleteEnv);
   expect(removal.code, removal.stderr).toBe(0);
   const done = JSON.parse(removal.stdout) as GcJson;
   expect([...(done.deleted ?? [])].sort()).toEqual(scenario.superseded);
   for (const p of scenario.superseded) expect(await exists(p), p).toBe(false);
   for (const p of [...scenario.reachable, scenario.running]) expect(await exists(p), p).toBe(true);
 
-  // Nothing left to collect but the running step, which stays.
-  const again = JSON.parse((await runMarin(['gc', '--prefix', prefix, '--since', since, '--delete', '--json'], env)).stdout) as GcJson;
+  // Nothing left to collect.
+  const again = JSON.parse((await runMarin(['gc', '--prefix', prefix, '--since', since, '--delete', '--json'], deleteEnv)).stdout) as GcJson;
   expect(again.deleted).toEqual([]);
-  expect(again.candidates.map((c) => [c.path, c.action])).toEqual([[scenario.running, 'keep']]);
+  expect(again.candidates).toEqual([]);
   expect(scenario.runner.child.exitCode).toBeNull();
 }
