@@ -54,7 +54,7 @@ describe('gRPC status table', () => {
     });
     const bare = (code: number) => Object.assign(new Error('x'), { code, details: 'd', metadata: new Metadata() });
     expect(irisErrorFromServiceError(bare(status.OUT_OF_RANGE)).code).toBe('IRIS_INVALID_ARGUMENT');
-    expect(irisErrorFromServiceError(bare(status.PERMISSION_DENIED)).code).toBe('IRIS_UNAUTHENTICATED');
+    expect(irisErrorFromServiceError(bare(status.PERMISSION_DENIED)).code).toBe('IRIS_PERMISSION_DENIED');
     expect(irisErrorFromServiceError(bare(status.UNAVAILABLE)).code).toBe('IRIS_UNAVAILABLE');
   });
 
