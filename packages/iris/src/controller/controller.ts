@@ -170,9 +170,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
   const identities = new IdentityStore(db);
-  // eslint-disable-next-line prefer-const -- the state's task-token hook reads it once ticking starts
-  let auth: CallerAuth;
   const state = new ControllerState({
+    // Read only once ticking starts, after `auth` below exists.
     taskToken: (jobId) => auth.taskToken(jobId),
     db,
     clock: o.clock,
@@ -180,7 +179,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     limits: { maxBuildingTasks: o.maxBuildingTasks, maxAssignmentsPerWorker: o.maxAssignmentsPerWorker },
     warn,
   });
-  auth = new CallerAuth({ mode: authMode, sharedToken: authToken, identities, store: state.store, now: () => state.now() });
+  const auth = new CallerAuth({ mode: authMode, sharedToken: authToken, identities, store: state.store, now: () => state.now() });
   let bootstrapKeyFile: string | null = null;
   if (authMode === 'api-keys' && bootstrapAdmin !== undefined && identities.countUsers() === 0) {
     const created = identities.createKey({ user: bootstrapAdmin, role: 'admin', name: 'bootstrap', createdBy: 'controller', nowMs: state.now() });
