@@ -170,16 +170,16 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
   const identities = new IdentityStore(db);
-  const state = new ControllerState({
+  const state: ControllerState = new ControllerState({
     // Read only once ticking starts, after `auth` below exists.
-    taskToken: (jobId) => auth.taskToken(jobId),
+    taskToken: (jobId: string): string => auth.taskToken(jobId),
     db,
     clock: o.clock,
     liveness: { workerUnreachableGraceMs, minUnreachableFailures },
     limits: { maxBuildingTasks: o.maxBuildingTasks, maxAssignmentsPerWorker: o.maxAssignmentsPerWorker },
     warn,
   });
-  const auth = new CallerAuth({ mode: authMode, sharedToken: authToken, identities, store: state.store, now: () => state.now() });
+  const auth: CallerAuth = new CallerAuth({ mode: authMode, sharedToken: authToken, identities, store: state.store, now: () => state.now() });
   let bootstrapKeyFile: string | null = null;
   if (authMode === 'api-keys' && bootstrapAdmin !== undefined && identities.countUsers() === 0) {
     const created = identities.createKey({ user: bootstrapAdmin, role: 'admin', name: 'bootstrap', createdBy: 'controller', nowMs: state.now() });
