@@ -25,7 +25,7 @@ async function iris(home: string, args: string[], input?: string) {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'iris-cli-identities-'));
-  serve = spawnIris(['controller', 'serve', '--auth', 'api-keys', '--bootstrap-admin', 'root', '--state-dir', join(root, 'state'), '--bind', '127.0.0.1:0', '--dashboard-bind', 'none'], {
+  serve = spawnIris(['controller', 'serve', '--auth', 'api-keys', '--bootstrap-admin', 'root', '--state-dir', join(root, 'state'), '--bind', '127.0.0.1:0', '--dashboard-bind', '127.0.0.1:0'], {
     env: { IRIS_HOME: join(root, 'serve-home'), IRIS_AUTH_TOKEN: WORKER_TOKEN },
   });
   await serve.waitForOutput(/iris controller at \S+:\d+/);
@@ -61,6 +61,10 @@ describe('iris login, key, audit (real CLI, real controller)', { timeout: 120_00
     const me = JSON.parse((await iris(aliceHome(), ['whoami', '--json'])).stdout) as { user: string; role: string; keyId: string };
     expect(me).toMatchObject({ user: 'alice', role: 'user' });
     aliceKeyId = me.keyId;
+    // The dashboard link never carries the key: the browser logs in on the page.
+    const dashboard = await iris(aliceHome(), ['cluster', 'dashboard', '--no-open']);
+    expect(dashboard.code, dashboard.stderr).toBe(0);
+    expect(dashboard.stdout.trim()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login$/);
     const list = await iris(aliceHome(), ['key', 'list', '--json']);
     expect((JSON.parse(list.stdout) as { user: string }[]).map((k) => k.user)).toEqual(['alice']);
   });
