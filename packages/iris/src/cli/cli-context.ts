@@ -129,13 +129,13 @@ export async function connectController(flag: string | undefined, env: NodeJS.Pr
 
 /**
  * The credential the CLI sends to `address`: inside a task its own `IRIS_AUTH_TOKEN` (the job's
- * token); else `IRIS_API_KEY`, the key `iris login` stored for the address, `IRIS_AUTH_TOKEN`, and
- * last the token a local cluster recorded.
+ * token); else `IRIS_API_KEY`, the key `iris login` stored for the address, the token a local
+ * cluster recorded, and last `IRIS_AUTH_TOKEN`.
  */
 export function credentialFor(env: NodeJS.ProcessEnv, address: string, recordToken?: string): string | undefined {
   const shared = env['IRIS_AUTH_TOKEN'] || undefined;
   if (env['IRIS_TASK_ID'] && shared) return shared;
-  return env['IRIS_API_KEY'] || storedKey(env, address) || shared || recordToken;
+  return env['IRIS_API_KEY'] || storedKey(env, address) || recordToken || shared;
 }
 
 /** Like {@link connectController}, without keeping the client. */
