@@ -89,7 +89,10 @@ async function readKey(flags: { keyFile?: string }, io: CliIo, stdin: NodeJS.Rea
     }
   }
   if (text.includes('\u0003')) throw new IrisError('IRIS_CANCELLED', 'login cancelled');
-  return text.split(/[\r\n]/)[0]!.trim();
+  // Typed in raw mode: apply backspaces (DEL or BS) ourselves.
+  let line = '';
+  for (const ch of text.split(/[\r\n\u0004]/)[0]!) line = ch === '\u007f' || ch === '\b' ? line.slice(0, -1) : line + ch;
+  return line.trim();
 }
 
 /**
