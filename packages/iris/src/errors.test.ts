@@ -46,6 +46,7 @@ describe('gRPC status table', () => {
       IRIS_ALREADY_EXISTS: status.ALREADY_EXISTS,
       IRIS_FAILED_PRECONDITION: status.FAILED_PRECONDITION,
       IRIS_UNAUTHENTICATED: status.UNAUTHENTICATED,
+      IRIS_PERMISSION_DENIED: status.PERMISSION_DENIED,
       IRIS_INSUFFICIENT_RESOURCES: status.RESOURCE_EXHAUSTED,
       IRIS_UNAVAILABLE: status.UNAVAILABLE,
       IRIS_DEADLINE_EXCEEDED: status.DEADLINE_EXCEEDED,
@@ -54,7 +55,7 @@ describe('gRPC status table', () => {
     });
     const bare = (code: number) => Object.assign(new Error('x'), { code, details: 'd', metadata: new Metadata() });
     expect(irisErrorFromServiceError(bare(status.OUT_OF_RANGE)).code).toBe('IRIS_INVALID_ARGUMENT');
-    expect(irisErrorFromServiceError(bare(status.PERMISSION_DENIED)).code).toBe('IRIS_UNAUTHENTICATED');
+    expect(irisErrorFromServiceError(bare(status.PERMISSION_DENIED)).code).toBe('IRIS_PERMISSION_DENIED');
     expect(irisErrorFromServiceError(bare(status.UNAVAILABLE)).code).toBe('IRIS_UNAVAILABLE');
   });
 

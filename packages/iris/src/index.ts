@@ -17,6 +17,8 @@
 export * from './core/index.js';
 export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
 export type { BundleRef, IrisClient, IrisClientOptions } from './client/iris-client.js';
+export type { ApiKeyInfo, AuditEntry, WhoAmI } from './client/identity-types.js';
+export type { AuthMode, CallerRole, UserRole } from './auth/identity.js';
 export { JobSpecSchema, defaultUser, resolveJobName } from './client/job-spec.js';
 export type { JobSpec } from './client/job-spec.js';
 export { TERMINAL_JOB_STATES } from './client/job-types.js';

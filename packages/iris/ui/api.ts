@@ -1,4 +1,4 @@
-import type { ApiError } from '../src/dashboard/api-types.ts';
+import type { ApiError, WhoAmIView } from '../src/dashboard/api-types.ts';
 
 /** An API failure with the controller's error code. */
 export class ApiFailure extends Error {
@@ -37,4 +37,17 @@ export async function postJson<T>(path: string, params: Record<string, string>):
     headers: { 'x-iris-dashboard': '1' },
   });
   return parse<T>(res);
+}
+
+let me: Promise<WhoAmIView | null> | undefined;
+
+/** Who the page acts as (fetched once); null when the controller does not say. */
+export function whoAmI(): Promise<WhoAmIView | null> {
+  me ??= getJson<WhoAmIView>('whoami').catch(() => null);
+  return me;
+}
+
+/** True when `me` may stop a job of `user`: no per-user keys, an admin, or the job's owner (the server decides either way). */
+export function mayStop(me: WhoAmIView | null, user: string): boolean {
+  return me === null || me.user === null || me.role === 'admin' || me.user === user;
 }

@@ -1,7 +1,7 @@
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
-import type { OverviewResponse } from '../src/dashboard/api-types.ts';
-import { getJson } from './api.ts';
+import { useEffect, useState } from 'preact/hooks';
+import type { OverviewResponse, WhoAmIView } from '../src/dashboard/api-types.ts';
+import { getJson, postJson, whoAmI } from './api.ts';
 import { AutoscalerPage } from './pages/autoscaler.tsx';
 import { BudgetsPage } from './pages/budgets.tsx';
 import { ExperimentsPage } from './pages/experiments.tsx';
@@ -12,6 +12,9 @@ import { usePoll, useRoute } from './router.ts';
 
 function Header({ page }: { page: string }) {
   const [overview, setOverview] = useState<OverviewResponse | null>(null);
+  const [me, setMe] = useState<WhoAmIView | null>(null);
+  useEffect(() => void whoAmI().then(setMe), []);
+  const logout = () => void postJson('logout', {}).finally(() => window.location.assign('/login'));
   usePoll(() => void getJson<OverviewResponse>('overview').then(setOverview, () => undefined), 5000, []);
   const tab = (id: string, label: string, href = `#/${id}`) => (
     <a href={href} class={page === id || (id === 'jobs' && page === 'job') || (id === 'experiments' && page === 'experiment') ? 'tab active' : 'tab'}>
@@ -41,6 +44,11 @@ function Header({ page }: { page: string }) {
               {overview.workerCount} workers · v{overview.version}
             </span>
           </>
+        )}
+        {me?.authMode === 'api-keys' && me.user !== null && (
+          <span class="muted">
+            {me.user} ({me.role}) <button onClick={logout}>Log out</button>
+          </span>
         )}
       </span>
     </header>

@@ -6,6 +6,7 @@ import { createIrisClient } from '../client/iris-client.js';
 import type { IrisClient } from '../client/iris-client.js';
 import { IrisError } from '../errors.js';
 import { explainControllerError } from './cli-errors.js';
+import { storedKey } from './credentials.js';
 
 /** Where the CLI writes what it prints; injectable so tests and embedders can capture it. */
 export interface CliIo {
@@ -106,19 +107,35 @@ function connection(controller: ResolvedController, client: IrisClient): Control
  * that checked the local cluster is the one returned, so a command pays for one connection.
  */
 export async function connectController(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<ControllerConnection | undefined> {
-  const token = env['IRIS_AUTH_TOKEN'] || undefined;
-  if (flag) return connection({ address: flag, token, source: 'flag', inPlace: false }, createIrisClient({ address: flag, token }));
+  if (flag) {
+    const token = credentialFor(env, flag);
+    return connection({ address: flag, token, source: 'flag', inPlace: false }, createIrisClient({ address: flag, token }));
+  }
   const fromEnv = env['IRIS_CONTROLLER_ADDRESS'];
-  if (fromEnv) return connection({ address: fromEnv, token, source: 'env', inPlace: false }, createIrisClient({ address: fromEnv, token }));
+  if (fromEnv) {
+    const token = credentialFor(env, fromEnv);
+    return connection({ address: fromEnv, token, source: 'env', inPlace: false }, createIrisClient({ address: fromEnv, token }));
+  }
   const record = readLocalClusterRecord(env);
   if (!record) return undefined;
-  const recordToken = record.authToken ?? token;
+  const recordToken = credentialFor(env, record.address, record.authToken);
   const client = createIrisClient({ address: record.address, token: recordToken });
   if (!(await answers(client, 2000))) {
     await client.close();
     return undefined;
   }
   return connection({ address: record.address, token: recordToken, source: 'local', inPlace: record.bundles !== true }, client);
+}
+
+/**
+ * The credential the CLI sends to `address`: inside a task its own `IRIS_AUTH_TOKEN` (the job's
+ * token); else `IRIS_API_KEY`, the key `iris login` stored for the address, the token a local
+ * cluster recorded, and last `IRIS_AUTH_TOKEN`.
+ */
+export function credentialFor(env: NodeJS.ProcessEnv, address: string, recordToken?: string): string | undefined {
+  const shared = env['IRIS_AUTH_TOKEN'] || undefined;
+  if (env['IRIS_TASK_ID'] && shared) return shared;
+  return env['IRIS_API_KEY'] || storedKey(env, address) || recordToken || shared;
 }
 
 /** Like {@link connectController}, without keeping the client. */

@@ -1,3 +1,4 @@
+import { redactCredentials } from '../auth/api-keys.js';
 import { IRIS_ERROR_CODE_METADATA_KEY, IrisError } from '../errors.js';
 
 const HINT = 'check --controller or IRIS_CONTROLLER_ADDRESS, or start a local cluster with `iris cluster start --local`';
@@ -34,7 +35,7 @@ export function explainControllerError(e: unknown, address: string): unknown {
     case 'IRIS_DEADLINE_EXCEEDED':
       return new IrisError('IRIS_DEADLINE_EXCEEDED', `the controller at ${address} did not answer in time; it may be overloaded or the address may point elsewhere (${HINT})`, { cause: e });
     case 'IRIS_UNAUTHENTICATED':
-      return new IrisError('IRIS_UNAUTHENTICATED', `the controller at ${address} refused this client's credentials; set IRIS_AUTH_TOKEN to the cluster's token`, { cause: e });
+      return new IrisError('IRIS_UNAUTHENTICATED', `the controller at ${address} refused this client's credentials; run \`iris login\` with your API key, or set IRIS_AUTH_TOKEN to the cluster's token`, { cause: e });
     case 'IRIS_INTERNAL':
       if (/Received RST_STREAM|Protocol error|Response message parsing error/i.test(raw)) {
         return new IrisError('IRIS_INTERNAL', `the server at ${address} does not speak the Iris controller protocol (${HINT})`, { cause: e });
@@ -47,6 +48,6 @@ export function explainControllerError(e: unknown, address: string): unknown {
 
 /** The one line the CLI prints for an error: its message with line breaks folded, never a stack. */
 export function errorLine(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
+  const text = redactCredentials(e instanceof Error ? e.message : String(e));
   return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '').join('; ') || (e instanceof Error ? e.name : 'unknown error');
 }

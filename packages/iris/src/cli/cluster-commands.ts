@@ -228,21 +228,25 @@ function browserCommand(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * `iris cluster dashboard [--no-open]`: prints the controller's dashboard URL (with `?token=` when
- * auth is on; the page trades it for a cookie) and opens it when a browser exists.
+ * a shared token is on; the page trades it for a cookie; its `/login` page with per-user keys) and
+ * opens it when a browser exists.
  */
 export async function clusterDashboardCommand(flags: { controller?: string; open: boolean }, io: CliIo): Promise<number> {
   const resolved = await requireController(flags.controller, io.env);
   const client = createIrisClient({ address: resolved.address, token: resolved.token });
   let base: string;
+  let perUserKeys = false;
   try {
     base = (await client.clusterStatus()).dashboardUrl;
+    perUserKeys = (await client.whoAmI()).authMode === 'api-keys';
   } catch (e) {
     throw explainControllerError(e, resolved.address);
   } finally {
     await client.close();
   }
   if (base === '') throw new IrisError('IRIS_FAILED_PRECONDITION', `the controller at ${resolved.address} serves no dashboard; start it without \`--dashboard-bind none\``);
-  const url = resolved.token ? `${base}?token=${encodeURIComponent(resolved.token)}` : base;
+  // With per-user keys the browser logs in with the key on the page; a key never goes into a URL.
+  const url = perUserKeys ? `${base}login` : resolved.token ? `${base}?token=${encodeURIComponent(resolved.token)}` : base;
   io.stdout(`${url}\n`);
   const browser = flags.open ? browserCommand(io.env) : undefined;
   if (browser !== undefined) {

@@ -61,13 +61,18 @@ export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, sig
   return 0;
 }
 
-/** `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh]`. */
+/** `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh] [--auth MODE] [--bootstrap-admin USER]`. */
 export async function controllerServeCommand(
-  flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean },
+  flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean; auth?: string; bootstrapAdmin?: string },
   io: CliIo,
   signal: AbortSignal,
 ): Promise<number> {
+  const authMode = flags.auth ?? (io.env['IRIS_AUTH_MODE'] || undefined);
+  if (authMode !== undefined && authMode !== 'shared-token' && authMode !== 'api-keys') throw new IrisError('IRIS_INVALID_ARGUMENT', `--auth "${authMode}" must be shared-token or api-keys`);
+  const bootstrapAdmin = flags.bootstrapAdmin ?? (io.env['IRIS_BOOTSTRAP_ADMIN'] || undefined);
   const controller = await startController({
+    ...(authMode ? { authMode } : {}),
+    ...(bootstrapAdmin ? { bootstrapAdmin } : {}),
     bind: flags.bind,
     dashboardBind: flags.dashboardBind === 'none' ? null : flags.dashboardBind,
     stateDir: flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller'),

@@ -14,6 +14,7 @@ const jobCommands = () => import('./job-commands.js');
 const clusterCommands = () => import('./cluster-commands.js');
 const daemonCommands = () => import('./daemon-commands.js');
 const userCommands = () => import('./user-commands.js');
+const identityCommands = () => import('./identity-commands.js');
 const tpuCommands = () => import('./tpu-commands.js');
 const completion = () => import('./completion.js');
 
@@ -152,6 +153,71 @@ export function buildProgram(ctx: ProgramContext): Command {
       ctx.setCode(await (await userCommands()).userBudgetListCommand(flags, io));
     });
 
+  const key = program.command('key').description('per-user API keys (controllers started with --auth api-keys)');
+  key
+    .command('create')
+    .description('create an API key for a user (admins); prints the key once on stdout')
+    .requiredOption('--user <user>', 'whose key; a new user is created (best band BATCH until an admin raises it)')
+    .option('--role <role>', 'admin or user (default: user for a new user; given for an existing user it changes their role)')
+    .option('--name <name>', 'a label for the key, e.g. laptop')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output (includes the key)')
+    .action(async (flags: { controller?: string; user: string; role?: string; name?: string; json?: boolean }) => {
+      ctx.setCode(await (await identityCommands()).keyCreateCommand(flags, io));
+    });
+  key
+    .command('list')
+    .description('list API keys (admins: everyone\'s; users: their own); never shows a key itself')
+    .option('--user <user>', 'only this user\'s keys')
+    .option('--all', 'include revoked keys')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; user?: string; all?: boolean; json?: boolean }) => {
+      ctx.setCode(await (await identityCommands()).keyListCommand(flags, io));
+    });
+  key
+    .command('revoke')
+    .description('revoke API keys by id (admins: any; users: their own); refused from the next request on')
+    .argument('<keyIds...>', 'key ids (from `iris key list`)')
+    .addOption(controllerOption())
+    .action(async (keyIds: string[], flags: { controller?: string }) => {
+      ctx.setCode(await (await identityCommands()).keyRevokeCommand(keyIds, flags, io));
+    });
+  program
+    .command('login')
+    .description('store your API key for a controller (read from --key-file or stdin) in $IRIS_HOME/credentials.json')
+    .option('--key-file <file>', 'read the key from this file instead of stdin')
+    .addOption(controllerOption())
+    .action(async (flags: { controller?: string; keyFile?: string }) => {
+      ctx.setCode(await (await identityCommands()).loginCommand(flags, io));
+    });
+  program
+    .command('logout')
+    .description('forget the stored API key for a controller')
+    .addOption(controllerOption())
+    .action(async (flags: { controller?: string }) => {
+      ctx.setCode(await (await identityCommands()).logoutCommand(flags, io));
+    });
+  program
+    .command('whoami')
+    .description('who the controller takes you for: user, role and auth mode')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await identityCommands()).whoAmICommand(flags, io));
+    });
+  program
+    .command('audit')
+    .description('the audit log of admin actions')
+    .command('list')
+    .description('audit entries, newest first (admins)')
+    .option('--limit <n>', 'at most this many (default 100, max 1000)')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; limit?: string; json?: boolean }) => {
+      ctx.setCode(await (await identityCommands()).auditListCommand(flags, io));
+    });
+
   const cluster = program.command('cluster').description('keep and inspect a local cluster or one started from a config');
   cluster
     .command('start')
@@ -233,7 +299,9 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--dashboard-bind <host:port>', 'web dashboard address ("none" serves none)', '127.0.0.1:0')
     .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
     .option('--fresh', 'start from an empty state')
-    .action(async (flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean }) => {
+    .option('--auth <mode>', 'shared-token (default: IRIS_AUTH_TOKEN, or no auth without one) or api-keys (per-user keys; IRIS_AUTH_TOKEN is then the workers\' token)')
+    .option('--bootstrap-admin <user>', 'with api-keys and no users yet: create this admin and write its key to <state dir>/bootstrap-admin.key')
+    .action(async (flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean; auth?: string; bootstrapAdmin?: string }) => {
       ctx.setCode(await (await daemonCommands()).controllerServeCommand(flags, io, signal));
     });
 

@@ -29,6 +29,8 @@ import type {
   WorkerInfo,
 } from './job-types.js';
 import { TERMINAL_JOB_STATES } from './job-types.js';
+import { apiKeyInfoFromProto, auditEntryFromProto } from './identity-types.js';
+import type { ApiKeyInfo, AuditEntry, WhoAmI } from './identity-types.js';
 import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, taskInfoFromProto, userBudgetFromProto, workerInfoFromProto } from './wire-views.js';
 
 const BUNDLE_CHUNK_BYTES = 1024 * 1024;
@@ -37,7 +39,7 @@ const BUNDLE_CHUNK_BYTES = 1024 * 1024;
 export const IrisClientOptionsSchema = z.object({
   /** Controller `host:port`. */
   address: z.string().regex(/^.+:\d+$/, { message: 'address must be host:port' }),
-  /** Shared token (`authorization: Bearer`). @default IRIS_AUTH_TOKEN when set */
+  /** Bearer credential: the shared token or an API key. @default IRIS_AUTH_TOKEN when set */
   token: z.string().min(1).optional(),
   /** Deadline of each unary call. @default 10000 */
   deadlineMs: z.number().int().positive().default(10_000),
@@ -92,6 +94,20 @@ export interface IrisClient extends AsyncDisposable {
   listUserBudgets(): Promise<UserBudget[]>;
   /** Uploads a bundle unless the controller has it (`HasBundle`); returns its id. */
   uploadBundle(bundle: Bundle): Promise<string>;
+  /** Who the controller takes this client for. @throws {IrisError} IRIS_UNAUTHENTICATED */
+  whoAmI(): Promise<WhoAmI>;
+  /**
+   * Creates an API key for `user` (admins only), creating the user when new (role `user` unless
+   * told; a new user's best band is BATCH). The key is in the result only; the controller keeps a hash.
+   * @throws {IrisError} IRIS_PERMISSION_DENIED for a non-admin; IRIS_INVALID_ARGUMENT for a bad user or role
+   */
+  createApiKey(request: { user: string; role?: 'admin' | 'user'; name?: string }): Promise<{ key: string; info: ApiKeyInfo }>;
+  /** API keys: an admin's of anyone (or `user`), a user's own. */
+  listApiKeys(query?: { user?: string; includeRevoked?: boolean }): Promise<ApiKeyInfo[]>;
+  /** Revokes a key (admins: any; users: their own); refused from the next request on. @throws {IrisError} IRIS_NOT_FOUND, IRIS_PERMISSION_DENIED */
+  revokeApiKey(keyId: string): Promise<ApiKeyInfo>;
+  /** Audit entries, newest first (admins only). @default limit 100 */
+  listAuditLog(query?: { limit?: number; beforeId?: number }): Promise<AuditEntry[]>;
   close(): Promise<void>;
 }
 
@@ -265,6 +281,23 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
       return (await call(raw.listUserBudgets, {})).budgets.map(userBudgetFromProto);
     },
     uploadBundle,
+    async whoAmI() {
+      const r = await call(raw.whoAmI, {});
+      return { user: r.user === '' ? null : r.user, role: r.role as WhoAmI['role'], authMode: r.authMode as WhoAmI['authMode'], keyId: r.keyId === '' ? null : r.keyId };
+    },
+    async createApiKey(r) {
+      const res = await call(raw.createApiKey, { user: r.user, role: r.role ?? '', name: r.name ?? '' });
+      return { key: res.key, info: apiKeyInfoFromProto(res.info!) };
+    },
+    async listApiKeys(q = {}) {
+      return (await call(raw.listApiKeys, { user: q.user ?? '', includeRevoked: q.includeRevoked ?? false })).keys.map(apiKeyInfoFromProto);
+    },
+    async revokeApiKey(keyId) {
+      return apiKeyInfoFromProto((await call(raw.revokeApiKey, { keyId })).info!);
+    },
+    async listAuditLog(q = {}) {
+      return (await call(raw.listAuditLog, { limit: q.limit ?? 0, beforeId: q.beforeId ?? 0 })).entries.map(auditEntryFromProto);
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -1,24 +1,28 @@
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
-import { bearerTokenMatches } from '../auth/token-auth.js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
 import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
-import { IrisError, grpcStatusOfError } from '../errors.js';
+import { grpcStatusOfError } from '../errors.js';
 import type { ClusterServiceServer, GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
+import { authorizeMethod } from './access-policy.js';
+import type { ControllerMethod } from './access-policy.js';
+import type { CallerAuth } from './caller-auth.js';
+import { bearerOf } from './controller-service.js';
 
 /** What `ClusterService` reads. */
 export interface ClusterServiceDeps {
-  readonly authToken?: string | undefined;
+  /** Who each caller is. */
+  readonly auth: CallerAuth;
   /** The autoscaler's status, when the controller runs one. */
   readonly autoscalerStatus: () => AutoscalerStatus | undefined;
   /** Writes a checkpoint now; throws IRIS_FAILED_PRECONDITION without a remote state dir. */
   readonly checkpoint: () => Promise<CheckpointInfo>;
 }
 
-function unary<TReq, TRes>(deps: ClusterServiceDeps, fn: () => TRes | Promise<TRes>) {
+function unary<TReq, TRes>(deps: ClusterServiceDeps, method: ControllerMethod, fn: () => TRes | Promise<TRes>) {
   return (call: ServerUnaryCall<TReq, TRes>, callback: sendUnaryData<TRes>) => {
     Promise.resolve()
       .then(() => {
-        if (!bearerTokenMatches(call.metadata, deps.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token');
+        authorizeMethod(deps.auth.authenticate(bearerOf(call.metadata)), method);
         return fn();
       })
       .then(
@@ -37,8 +41,8 @@ export function autoscalerStatusToWire(status: AutoscalerStatus | undefined): Ge
 /** Builds the `ClusterService` handlers: autoscaler status and on-demand checkpoints. */
 export function createClusterService(deps: ClusterServiceDeps): ClusterServiceServer {
   return {
-    getAutoscalerStatus: unary(deps, () => autoscalerStatusToWire(deps.autoscalerStatus())),
-    checkpointController: unary(deps, async () => {
+    getAutoscalerStatus: unary(deps, 'getAutoscalerStatus', () => autoscalerStatusToWire(deps.autoscalerStatus())),
+    checkpointController: unary(deps, 'checkpointController', async () => {
       const info = await deps.checkpoint();
       return { url: info.url, bytes: info.bytes, createdAtMs: info.createdAtMs };
     }),

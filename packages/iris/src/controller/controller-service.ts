@@ -1,9 +1,16 @@
-import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServerReadableStream } from '@grpc/grpc-js';
-import { bearerTokenMatches } from '../auth/token-auth.js';
+import type { Metadata, sendUnaryData, ServerUnaryCall, ServerWritableStream, ServerReadableStream } from '@grpc/grpc-js';
+import { AUTHORIZATION_METADATA_KEY } from '../auth/token-auth.js';
+import type { CallerIdentity } from '../auth/identity.js';
 import { IrisError, grpcStatusOfError } from '../errors.js';
 import type { BundleChunk, ControllerServiceServer, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
 import type { JobState } from '../gen/iris/v1/types.js';
+import { authorizeMethod } from './access-policy.js';
+import type { ControllerMethod } from './access-policy.js';
 import type { BundleStore } from './bundle-store.js';
+import type { CallerAuth } from './caller-auth.js';
+import { identityHandlers } from './identity-service.js';
+import type { IdentityStore } from './identity-store.js';
+import { guardedLaunch, guardedSetBudget, guardedTerminate, ownsEndpoint, ownsTask } from './guarded-actions.js';
 import type { ControllerState } from './controller-state.js';
 import { parseTaskId } from './job-names.js';
 import { followLogEvents } from './log-follow.js';
@@ -20,7 +27,9 @@ export interface ControllerServiceDeps {
   readonly bundles: BundleStore;
   /** Wakes the control loop (after LaunchJob, TerminateJob, Register). */
   readonly wake: () => void;
-  readonly authToken?: string | undefined;
+  /** Who each caller is (the auth mode, the shared token, API keys, job tokens). */
+  readonly auth: CallerAuth;
+  readonly identities: IdentityStore;
   readonly version: string;
   readonly startedAtMs: number;
   readonly reconcileIntervalMs: number;
@@ -60,19 +69,24 @@ function rejectMalformed(request: unknown): void {
   }
 }
 
-function guard(deps: ControllerServiceDeps, metadata: ServerUnaryCall<unknown, unknown>['metadata'], request?: unknown): void {
-  if (deps.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
-  if (!bearerTokenMatches(metadata, deps.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token');
-  rejectMalformed(request);
+/** The bearer credential a call carries, if any. */
+export function bearerOf(metadata: Metadata): string | undefined {
+  const sent = metadata.get(AUTHORIZATION_METADATA_KEY)[0];
+  return typeof sent === 'string' && sent.startsWith('Bearer ') ? sent.slice('Bearer '.length) : undefined;
 }
 
-function unary<TReq, TRes>(deps: ControllerServiceDeps, fn: (req: TReq) => TRes | Promise<TRes>) {
+function guard(deps: ControllerServiceDeps, method: ControllerMethod, metadata: Metadata, request?: unknown): CallerIdentity {
+  if (deps.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+  const identity = deps.auth.authenticate(bearerOf(metadata));
+  authorizeMethod(identity, method);
+  rejectMalformed(request);
+  return identity;
+}
+
+function unary<TReq, TRes>(deps: ControllerServiceDeps, method: ControllerMethod, fn: (req: TReq, identity: CallerIdentity) => TRes | Promise<TRes>) {
   return (call: ServerUnaryCall<TReq, TRes>, callback: sendUnaryData<TRes>) => {
     Promise.resolve()
-      .then(() => {
-        guard(deps, call.metadata, call.request);
-        return fn(call.request);
-      })
+      .then(() => fn(call.request, guard(deps, method, call.metadata, call.request)))
       .then(
         (res) => callback(null, res),
         (e: unknown) => callback(grpcStatusOfError(e)),
@@ -84,66 +98,75 @@ function unary<TReq, TRes>(deps: ControllerServiceDeps, fn: (req: TReq) => TRes 
 export function createControllerService(deps: ControllerServiceDeps): ControllerServiceServer {
   const { state } = deps;
   return {
-    launchJob: unary(deps, (req) => {
+    launchJob: unary(deps, 'launchJob', (req, identity) => {
       // An unknown bundle would fail every attempt; say so now, while the caller is listening.
       if (req.bundleId !== '' && !deps.bundles.has(req.bundleId)) {
         throw new IrisError('IRIS_NOT_FOUND', `bundle "${req.bundleId}" not found; upload it first (HasBundle/UploadBundle)`);
       }
-      const jobId = state.launchJob(req);
+      const jobId = guardedLaunch(state, identity, req);
       deps.wake();
       return { jobId };
     }),
-    getJobStatus: unary(deps, (req) => ({ job: state.getJobStatus(req.jobId, req.includeTasks) })),
-    getJobStates: unary(deps, (req) => ({ states: state.getJobStates(req.jobIds) })),
-    listJobs: unary(deps, (req) => state.listJobs(req)),
-    terminateJob: unary(deps, (req) => {
-      state.terminateJob(req.jobId, req.includeChildren ?? true);
+    getJobStatus: unary(deps, 'getJobStatus', (req) => ({ job: state.getJobStatus(req.jobId, req.includeTasks) })),
+    getJobStates: unary(deps, 'getJobStates', (req) => ({ states: state.getJobStates(req.jobIds) })),
+    listJobs: unary(deps, 'listJobs', (req) => state.listJobs(req)),
+    terminateJob: unary(deps, 'terminateJob', (req, identity) => {
+      guardedTerminate(state, deps.identities, identity, req.jobId, req.includeChildren ?? true);
       deps.wake();
       return {};
     }),
-    listTasks: unary(deps, (req) => ({ tasks: state.listTasks(req.jobId) })),
-    getTaskStatus: unary(deps, (req) => ({ task: state.getTaskStatus(req.taskId) })),
-    register: unary(deps, (req) => {
+    listTasks: unary(deps, 'listTasks', (req) => ({ tasks: state.listTasks(req.jobId) })),
+    getTaskStatus: unary(deps, 'getTaskStatus', (req) => ({ task: state.getTaskStatus(req.taskId) })),
+    register: unary(deps, 'register', (req) => {
       const { workerId } = state.register(req);
       deps.wake();
       return { workerId, accepted: true, reconcileIntervalMs: deps.reconcileIntervalMs };
     }),
-    listWorkers: unary(deps, () => ({ workers: workerInfos(state.store) })),
-    pushLogs: unary(deps, (req) => {
+    listWorkers: unary(deps, 'listWorkers', () => ({ workers: workerInfos(state.store) })),
+    pushLogs: unary(deps, 'pushLogs', (req) => {
       if (state.logs.append(req.entries) > 0) {
         state.notify(new Set(req.entries.map((e) => parseTaskId(e.taskId).jobId)));
       }
       return {};
     }),
-    fetchLogs: unary(deps, (req) => state.logs.query(req)),
+    fetchLogs: unary(deps, 'fetchLogs', (req) => state.logs.query(req)),
     followLogs: (call) => void followLogs(deps, call),
-    registerEndpoint: unary(deps, (req) => ({ endpointId: state.endpoints.register(req, state.now()) })),
-    unregisterEndpoint: unary(deps, (req) => {
+    registerEndpoint: unary(deps, 'registerEndpoint', (req, identity) => {
+      ownsTask(state, identity, req.taskId);
+      return { endpointId: state.endpoints.register(req, state.now()) };
+    }),
+    unregisterEndpoint: unary(deps, 'unregisterEndpoint', (req, identity) => {
+      ownsEndpoint(state, identity, req.endpointId);
       state.endpoints.unregister(req.endpointId);
       return {};
     }),
-    listEndpoints: unary(deps, (req) => ({ endpoints: state.endpoints.list(req) })),
-    hasBundle: unary(deps, (req) => ({ present: deps.bundles.has(req.bundleId) })),
+    listEndpoints: unary(deps, 'listEndpoints', (req) => ({ endpoints: state.endpoints.list(req) })),
+    hasBundle: unary(deps, 'hasBundle', (req) => ({ present: deps.bundles.has(req.bundleId) })),
     uploadBundle: (call, callback) => uploadBundle(deps, call, callback),
     fetchBundle: (call) => void fetchBundle(deps, call),
-    getClusterStatus: unary(deps, () => {
+    getClusterStatus: unary(deps, 'getClusterStatus', () => {
       const counts: Record<string, number> = {};
       const rows = state.store.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[];
       for (const r of rows) counts[jobStateName(r.state)] = r.n;
       return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts, dashboardUrl: deps.dashboardUrl ?? '' };
     }),
-    healthCheck: unary(deps, () => ({ healthy: true, uptimeMs: Date.now() - deps.startedAtMs, version: deps.version })),
-    setUserBudget: unary(deps, (req) => {
-      const budget = state.setUserBudget(req);
+    healthCheck: unary(deps, 'healthCheck', () => ({ healthy: true, uptimeMs: Date.now() - deps.startedAtMs, version: deps.version })),
+    setUserBudget: unary(deps, 'setUserBudget', (req, identity) => {
+      const budget = guardedSetBudget(state, deps.identities, identity, req);
       deps.wake();
       return { budget };
     }),
-    getUserBudget: unary(deps, (req) => ({ budget: state.getUserBudget(req.user) })),
-    listUserBudgets: unary(deps, () => ({ budgets: state.listUserBudgets() })),
-    reportAttempt: unary(deps, (req) => {
+    getUserBudget: unary(deps, 'getUserBudget', (req) => ({ budget: state.getUserBudget(req.user) })),
+    listUserBudgets: unary(deps, 'listUserBudgets', () => ({ budgets: state.listUserBudgets() })),
+    reportAttempt: unary(deps, 'reportAttempt', (req, identity) => {
+      // A task's supervisor reports with the task's own token: only its own job's attempts.
+      if (identity.role === 'job' && state.store.attemptByUid(req.attemptUid)?.task_id.startsWith(`${identity.jobId ?? ''}/`) !== true) {
+        throw new IrisError('IRIS_PERMISSION_DENIED', 'a job token may only report its own attempts');
+      }
       if (state.reportAttempt(req)) deps.wake();
       return {};
     }),
+    ...identityHandlers((method, fn) => unary(deps, method, fn), { auth: deps.auth, identities: deps.identities, now: () => state.now() }),
   };
 }
 
@@ -158,7 +181,7 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
   // A stream error (client gone) must never become an unhandled 'error' event in the controller.
   call.on('error', end);
   try {
-    guard(deps, call.metadata, call.request);
+    guard(deps, 'followLogs', call.metadata, call.request);
     for await (const msg of followLogEvents(deps.state, call.request, { isClosing: deps.isClosing, signal: gone.signal })) {
       if (call.write(msg) || gone.signal.aborted) continue;
       await new Promise<void>((resolve) => {
@@ -182,7 +205,7 @@ function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<Bu
     failed ??= e;
   });
   try {
-    guard(deps, call.metadata);
+    guard(deps, 'uploadBundle', call.metadata);
   } catch (e) {
     failed = e;
   }
@@ -214,7 +237,7 @@ async function fetchBundle(deps: ControllerServiceDeps, call: ServerWritableStre
   call.on('error', () => (gone = true));
   call.on('cancelled', () => (gone = true));
   try {
-    guard(deps, call.metadata, call.request);
+    guard(deps, 'fetchBundle', call.metadata, call.request);
     const archive = await deps.bundles.get(call.request.bundleId, deps.state.now());
     for (let off = 0; off < archive.length || off === 0; off += BUNDLE_CHUNK_BYTES) {
       const data = archive.subarray(off, off + BUNDLE_CHUNK_BYTES);

@@ -38,6 +38,8 @@ export interface ControllerStateOptions {
   readonly limits?: SchedulerLimits;
   /** Operational warnings. @default console.warn */
   readonly warn?: (message: string) => void;
+  /** The credential each task of a job gets in its run spec (per-user keys). @default none */
+  readonly taskToken?: (jobId: string) => string;
 }
 
 /** One worker's share of a tick: where to send its desired set. */
@@ -153,7 +155,7 @@ export class ControllerState {
       const rows = this.store.liveAttemptsOnWorker(w.worker_id);
       const desired = planDesiredAttempts(
         rows.map((a) => ({ attemptUid: a.attempt_uid, taskId: a.task_id, attemptId: a.attempt_id, attemptState: a.state, stopReason: a.stop_reason })),
-        (row) => buildRunSpec(this.store, rows.find((a) => a.attempt_uid === row.attemptUid)!),
+        (row) => buildRunSpec(this.store, rows.find((a) => a.attempt_uid === row.attemptUid)!, this.options.taskToken),
       );
       return { workerId: w.worker_id, address: w.address, desired, planned: new Set(desired.map((d) => d.attemptUid)) };
     });

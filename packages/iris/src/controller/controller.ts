@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
@@ -10,7 +10,10 @@ import { restoreCheckpointIfNeeded, writeCheckpoint } from '../checkpoint/contro
 import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
 import { ClusterServiceService } from '../gen/iris/v1/cluster.js';
 import { ControllerServiceService } from '../gen/iris/v1/controller.js';
+import type { AuthMode } from '../auth/identity.js';
 import { BundleStore } from './bundle-store.js';
+import { CallerAuth } from './caller-auth.js';
+import { IdentityStore } from './identity-store.js';
 import { createClusterService } from './cluster-service.js';
 import { ControlLoop } from './control-loop.js';
 import { createControllerService, withMalformedRequests } from './controller-service.js';
@@ -33,8 +36,22 @@ export const ControllerOptionsSchema = z.object({
   dashboardBind: z.string().regex(/^.+:\d+$/, { message: 'dashboardBind must be host:port' }).nullable().default('127.0.0.1:0'),
   /** The dashboard's built page assets. @default the package's dist/dashboard */
   dashboardAssetsDir: z.string().min(1).optional(),
-  /** Shared token required from every caller and sent to workers. @default IRIS_AUTH_TOKEN when set */
+  /**
+   * Shared token: required from every caller (`shared-token` mode) or from workers only
+   * (`api-keys` mode), and sent to workers. @default IRIS_AUTH_TOKEN when set
+   */
   authToken: z.string().min(1).optional(),
+  /**
+   * How callers authenticate: `shared-token` (one token, or none at all, for a single-user
+   * cluster) or `api-keys` (per-user API keys with roles; needs `authToken` for the workers).
+   * @default IRIS_AUTH_MODE, else "shared-token"
+   */
+  authMode: z.enum(['shared-token', 'api-keys']).optional(),
+  /**
+   * With `api-keys` and no user yet: create this admin and write its API key to
+   * `<stateDir>/bootstrap-admin.key` (mode 0600; never logged). @default IRIS_BOOTSTRAP_ADMIN
+   */
+  bootstrapAdmin: z.string().min(1).optional(),
   /** @default 1000 (IRIS_RECONCILE_INTERVAL_MS) */
   reconcileIntervalMs: ms.optional(),
   /** @default 3000 (IRIS_RECONCILE_RPC_TIMEOUT_MS) */
@@ -84,6 +101,10 @@ export interface ControllerHandle extends AsyncDisposable {
   readonly port: number;
   /** The web dashboard's `http://host:port/`, or null when it serves none. */
   readonly dashboardUrl: string | null;
+  /** `none`, `shared-token` or `api-keys`. */
+  readonly authMode: AuthMode;
+  /** Where the bootstrap admin's key was written at this start, if it was. */
+  readonly bootstrapKeyFile: string | null;
   /** The state machine, for tests and in-process tooling. */
   readonly state: ControllerState;
   /** Runs one control tick now and waits for it. */
@@ -120,6 +141,13 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const o = parsed.data;
   const authToken = o.authToken ?? (process.env['IRIS_AUTH_TOKEN'] || undefined);
+  const requestedMode = o.authMode ?? (process.env['IRIS_AUTH_MODE'] || 'shared-token');
+  if (requestedMode !== 'shared-token' && requestedMode !== 'api-keys') throw new IrisError('IRIS_INVALID_ARGUMENT', `IRIS_AUTH_MODE="${requestedMode}" must be "shared-token" or "api-keys"`);
+  if (requestedMode === 'api-keys' && !authToken) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', 'auth mode "api-keys" needs a shared token for the workers; set IRIS_AUTH_TOKEN (or authToken)');
+  }
+  const authMode: AuthMode = requestedMode === 'api-keys' ? 'api-keys' : authToken ? 'shared-token' : 'none';
+  const bootstrapAdmin = o.bootstrapAdmin ?? (process.env['IRIS_BOOTSTRAP_ADMIN'] || undefined);
   const reconcileIntervalMs = o.reconcileIntervalMs ?? envInt('IRIS_RECONCILE_INTERVAL_MS') ?? 1000;
   const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
   const workerUnreachableGraceMs = o.workerUnreachableGraceMs ?? envInt('IRIS_WORKER_UNREACHABLE_GRACE_MS') ?? 50_000;
@@ -141,13 +169,26 @@ export async function startController(options: ControllerOptions = {}): Promise<
     bundleDir = join(tempDir, 'bundles');
   }
   const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
-  const state = new ControllerState({
+  const identities = new IdentityStore(db);
+  const state: ControllerState = new ControllerState({
+    // Read only once ticking starts, after `auth` below exists.
+    taskToken: (jobId: string): string => auth.taskToken(jobId),
     db,
     clock: o.clock,
     liveness: { workerUnreachableGraceMs, minUnreachableFailures },
     limits: { maxBuildingTasks: o.maxBuildingTasks, maxAssignmentsPerWorker: o.maxAssignmentsPerWorker },
     warn,
   });
+  const auth: CallerAuth = new CallerAuth({ mode: authMode, sharedToken: authToken, identities, store: state.store, now: () => state.now() });
+  let bootstrapKeyFile: string | null = null;
+  if (authMode === 'api-keys' && bootstrapAdmin !== undefined && identities.countUsers() === 0) {
+    const created = identities.createKey({ user: bootstrapAdmin, role: 'admin', name: 'bootstrap', createdBy: 'controller', nowMs: state.now() });
+    identities.audit({ atMs: state.now(), actor: 'controller', action: 'user.create', target: bootstrapAdmin, details: { role: 'admin', bootstrap: true } });
+    identities.audit({ atMs: state.now(), actor: 'controller', action: 'key.create', target: created.row.key_id, details: { user: bootstrapAdmin, name: 'bootstrap' } });
+    bootstrapKeyFile = join(o.stateDir ?? tempDir!, 'bootstrap-admin.key');
+    writeFileSync(bootstrapKeyFile, `${created.key}\n`, { mode: 0o600 });
+    warn(`created admin "${bootstrapAdmin}"; its API key is in ${bootstrapKeyFile} (run \`iris login --key-file ${bootstrapKeyFile}\`, then delete the file)`);
+  }
   state.resetLiveness();
   const loop = new ControlLoop(state, {
     reconcileIntervalMs,
@@ -168,6 +209,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
           bind: o.dashboardBind,
           assetsDir: o.dashboardAssetsDir,
           authToken,
+          auth,
+          identities,
           state,
           wake,
           version: IRIS_VERSION,
@@ -185,7 +228,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
       state,
       bundles: new BundleStore(db, bundleDir),
       wake,
-      authToken,
+      auth,
+      identities,
       version: IRIS_VERSION,
       startedAtMs,
       reconcileIntervalMs,
@@ -197,7 +241,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     if (!o.remoteStateDir) return Promise.reject(new IrisError('IRIS_FAILED_PRECONDITION', 'the controller has no remote state dir; start it with remoteStateDir (remote_state_dir in the cluster config)'));
     return writeCheckpoint({ db, remoteStateDir: o.remoteStateDir, nowMs: state.now() });
   };
-  server.addService(ClusterServiceService, createClusterService({ authToken, autoscalerStatus: () => attachment?.status(), checkpoint }));
+  server.addService(ClusterServiceService, createClusterService({ auth, autoscalerStatus: () => attachment?.status(), checkpoint }));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(o.bind, ServerCredentials.createInsecure(), (e, p) =>
       e ? reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind controller to "${o.bind}"`, { cause: e })) : resolve(p),
@@ -242,6 +286,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
     address: `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
     port,
     dashboardUrl: dashboard?.url ?? null,
+    authMode,
+    bootstrapKeyFile,
     state,
     tick: () => loop.tick(),
     checkpoint,

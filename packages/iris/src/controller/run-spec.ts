@@ -2,8 +2,11 @@ import { RunTaskRequest } from '../gen/iris/v1/types.js';
 import type { GangInfo } from '../gen/iris/v1/types.js';
 import type { ControllerStore, AttemptRow } from './store.js';
 
-/** Builds the `RunTaskRequest` a worker needs to start `attempt`, from committed state only. */
-export function buildRunSpec(store: ControllerStore, attempt: AttemptRow): RunTaskRequest {
+/**
+ * Builds the `RunTaskRequest` a worker needs to start `attempt`, from committed state only;
+ * `taskToken` gives the task its own credential (per-user keys) in place of the worker's.
+ */
+export function buildRunSpec(store: ControllerStore, attempt: AttemptRow, taskToken: (jobId: string) => string = () => ''): RunTaskRequest {
   const task = store.task(attempt.task_id);
   const job = task ? store.job(task.job_id) : undefined;
   if (!task || !job) return RunTaskRequest.fromPartial({ taskId: attempt.task_id, attemptId: attempt.attempt_id, attemptUid: attempt.attempt_uid });
@@ -25,5 +28,6 @@ export function buildRunSpec(store: ControllerStore, attempt: AttemptRow): RunTa
     constraints: req.constraints,
     gang,
     timeoutMs: req.timeoutMs,
+    taskToken: taskToken(job.job_id),
   });
 }

@@ -122,4 +122,33 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX reservation_claims_worker ON reservation_claims(worker_id);
   `,
+  // Per-user identities: users with a role, their API keys (only a SHA-256 of each key is kept)
+  // and the audit log of admin actions.
+  `
+  CREATE TABLE users (
+    user TEXT PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+    created_at_ms INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE TABLE api_keys (
+    key_id TEXT PRIMARY KEY,
+    key_hash BLOB NOT NULL,
+    user TEXT NOT NULL REFERENCES users(user),
+    name TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    revoked_at_ms INTEGER NOT NULL DEFAULT 0,
+    last_used_at_ms INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX api_keys_user ON api_keys(user);
+  CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    details TEXT NOT NULL
+  );
+  `,
 ];

@@ -184,3 +184,11 @@ export interface ApiError {
   readonly code: string;
   readonly message: string;
 }
+
+/** `GET /api/whoami`: who the dashboard acts as. */
+export interface WhoAmIView {
+  /** null without per-user keys. */
+  user: string | null;
+  role: 'admin' | 'user' | 'worker' | 'job';
+  authMode: 'none' | 'shared-token' | 'api-keys';
+}

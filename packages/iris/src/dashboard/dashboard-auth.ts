@@ -8,7 +8,8 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
 
-function cookieValue(req: IncomingMessage, name: string): string | undefined {
+/** The value of cookie `name` on `req`, if present. */
+export function cookieValue(req: IncomingMessage, name: string): string | undefined {
   const header = req.headers.cookie;
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {

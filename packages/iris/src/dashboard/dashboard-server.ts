@@ -10,7 +10,12 @@ import { followLogEvents } from '../controller/log-follow.js';
 import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';
 import type { ApiError, LogStreamEvent } from './api-types.js';
+import type { CallerIdentity } from '../auth/identity.js';
+import type { CallerAuth } from '../controller/caller-auth.js';
+import type { IdentityStore } from '../controller/identity-store.js';
 import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
+import { guardedDashboardStop, readLoginForm, whoAmI } from './dashboard-identity.js';
+import { DashboardSessions, loginPage } from './dashboard-sessions.js';
 import { autoscaler, budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
 import type { DashboardApiDeps } from './dashboard-api.js';
 
@@ -18,8 +23,12 @@ import type { DashboardApiDeps } from './dashboard-api.js';
 export interface DashboardServerOptions extends DashboardApiDeps {
   /** `host:port` to serve on. */
   readonly bind: string;
-  /** The controller's shared token; when set, every request must present it. */
+  /** The controller's shared token; when set (and not with per-user keys), every request must present it. */
   readonly authToken?: string | undefined;
+  /** The controller's authentication; in `api-keys` mode the dashboard logs users in with their API key. */
+  readonly auth?: CallerAuth | undefined;
+  /** Users, keys and the audit log (an admin's stop of another user's job is audited). */
+  readonly identities?: IdentityStore | undefined;
   /** Built page assets (`index.html`, `app.js`, `app.css`). @default the package's `dist/dashboard` */
   readonly assetsDir?: string | undefined;
   /** True once the controller is shutting down. */
@@ -42,6 +51,7 @@ const HTTP_STATUS: Readonly<Record<IrisErrorCode, number>> = {
   IRIS_ALREADY_EXISTS: 409,
   IRIS_FAILED_PRECONDITION: 412,
   IRIS_UNAUTHENTICATED: 401,
+  IRIS_PERMISSION_DENIED: 403,
   IRIS_INSUFFICIENT_RESOURCES: 507,
   IRIS_UNAVAILABLE: 503,
   IRIS_DEADLINE_EXCEEDED: 504,
@@ -105,15 +115,28 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
   const streams = new Set<AbortController>();
   const sockets = new Set<Socket>();
 
-  const api = async (req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams): Promise<void> => {
+  const sessions = options.auth?.mode === 'api-keys' ? new DashboardSessions(options.auth) : undefined;
+  const unrestricted: CallerIdentity = { user: null, role: 'admin' };
+
+  const api = async (req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams, identity: CallerIdentity): Promise<void> => {
     const get = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/logs/stream' && get) return streamLogs(req, res, params);
     if (req.method === 'POST') {
       // Cross-site forms cannot set this header, so a page elsewhere cannot stop jobs through the cookie.
       if (req.headers['x-iris-dashboard'] !== '1') throw new IrisError('IRIS_FAILED_PRECONDITION', 'POST requests need the header "x-iris-dashboard: 1"');
-      if (path === '/api/job/stop') return sendJson(res, 200, stopJob(options, params));
+      if (path === '/api/job/stop') {
+        guardedDashboardStop(options, identity, params);
+        return sendJson(res, 200, stopJob(options, params));
+      }
+      if (path === '/api/logout' && sessions) {
+        res.writeHead(200, { ...SECURITY_HEADERS, 'set-cookie': sessions.logout(req), 'content-type': 'application/json; charset=utf-8' });
+        res.end('{}');
+        return;
+      }
     } else if (get) {
       switch (path) {
+        case '/api/whoami':
+          return sendJson(res, 200, whoAmI(identity, options.auth?.mode ?? (options.authToken ? 'shared-token' : 'none')));
         case '/api/overview':
           return sendJson(res, 200, overview(options));
         case '/api/jobs':
@@ -193,10 +216,42 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     res.end(body);
   };
 
+  /** Per-user API keys: `/login` trades a key for a session; everything else needs one. */
+  const sessionRequest = async (req: IncomingMessage, res: ServerResponse, url: URL, store: DashboardSessions): Promise<void> => {
+    const html = (status: number, body: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers });
+      res.end(body);
+    };
+    if (url.pathname === '/login') {
+      if (req.method !== 'POST') return html(200, loginPage(''));
+      try {
+        const { cookie } = store.login(await readLoginForm(req));
+        return html(303, '', { 'set-cookie': cookie, location: '/' });
+      } catch (e) {
+        if (!IrisError.hasCode(e, 'IRIS_UNAUTHENTICATED') && !IrisError.hasCode(e, 'IRIS_INVALID_ARGUMENT')) throw e;
+        return html(IrisError.hasCode(e, 'IRIS_UNAUTHENTICATED') ? 401 : 400, loginPage(e.message));
+      }
+    }
+    let identity: CallerIdentity;
+    try {
+      identity = store.identify(req);
+    } catch (e) {
+      // A browser asking for a page goes to the login form; scripts and the API get the 401.
+      if (!url.pathname.startsWith('/api/') && req.method === 'GET' && IrisError.hasCode(e, 'IRIS_UNAUTHENTICATED') && req.headers.authorization === undefined) {
+        return html(303, '', { location: '/login' });
+      }
+      throw e;
+    }
+    if (url.pathname.startsWith('/api/')) return api(req, res, url.pathname, url.searchParams, identity);
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new IrisError('IRIS_NOT_FOUND', `no route ${req.method} ${url.pathname}`);
+    return asset(res, url.pathname);
+  };
+
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const handle = async () => {
       if (options.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+      if (sessions) return sessionRequest(req, res, url, sessions);
       const queryToken = url.searchParams.get('token');
       if (options.authToken !== undefined && queryToken !== null && tokenMatches(queryToken, options.authToken) && !url.pathname.startsWith('/api/')) {
         // Trade the link's token for a cookie and drop it from the address bar (and from history).
@@ -206,7 +261,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
         return;
       }
       if (!tokenMatches(presentedToken(req), options.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token; open the link `iris cluster dashboard` prints');
-      if (url.pathname.startsWith('/api/')) return api(req, res, url.pathname, url.searchParams);
+      if (url.pathname.startsWith('/api/')) return api(req, res, url.pathname, url.searchParams, unrestricted);
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new IrisError('IRIS_NOT_FOUND', `no route ${req.method} ${url.pathname}`);
       return asset(res, url.pathname);
     };

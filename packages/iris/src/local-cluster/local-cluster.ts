@@ -27,6 +27,10 @@ export const LocalClusterOptionsSchema = z.object({
   dashboardBind: z.string().nullable().default('127.0.0.1:0'),
   /** Shared token for controller and workers. */
   authToken: z.string().min(1).optional(),
+  /** `shared-token` (a single-user cluster, zero configuration) or `api-keys` (needs `authToken` for the workers). @default "shared-token" */
+  authMode: z.enum(['shared-token', 'api-keys']).default('shared-token'),
+  /** With `api-keys`: the first admin, whose key is written to the state dir (see `startController`). */
+  bootstrapAdmin: z.string().min(1).optional(),
   /** CPU per CPU worker. @default host cores / workers */
   cpuMillicores: z.number().int().positive().optional(),
   /** Memory per CPU worker. @default total memory / workers */
@@ -84,6 +88,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     bind: `127.0.0.1:${o.port}`,
     dashboardBind: o.dashboardBind,
     authToken: o.authToken,
+    authMode: o.authMode,
+    ...(o.bootstrapAdmin === undefined ? {} : { bootstrapAdmin: o.bootstrapAdmin }),
     reconcileIntervalMs: o.reconcileIntervalMs,
     reconcileRpcTimeoutMs: o.reconcileRpcTimeoutMs,
     workerUnreachableGraceMs: o.workerUnreachableGraceMs,

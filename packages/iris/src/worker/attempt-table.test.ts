@@ -29,6 +29,7 @@ class FakeAttempt implements ReconcilableAttempt {
 function spec(uid: string): RunTaskRequest {
   return {
     jobId: '/u/j',
+    taskToken: '',
     taskId: '/u/j/0',
     taskIndex: 0,
     numTasks: 1,

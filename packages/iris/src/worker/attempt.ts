@@ -184,7 +184,8 @@ export class Attempt implements ReconcilableAttempt {
       user: spec.user,
       workerId: this.#ctx.workerId,
       controllerAddress: this.#ctx.controllerAddress,
-      authToken: this.#ctx.authToken,
+      // With per-user keys the task gets its own job's credential, never the worker's token.
+      authToken: spec.taskToken !== '' ? spec.taskToken : this.#ctx.authToken,
       advertiseHost: this.#ctx.advertiseHost,
       bundleId: spec.bundleId,
       ports: this.#ports,

@@ -20,14 +20,18 @@ export interface CliProcess extends AsyncDisposable {
   waitForOutput(text: string | RegExp, timeoutMs?: number): Promise<void>;
 }
 
-/** Starts `iris ARGS` from source as a real child process (its own process group). */
-export function spawnIris(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliProcess {
+/** The argv that runs the CLI from source (for a task that calls `iris` itself). */
+export const IRIS_SOURCE_ARGV: readonly string[] = [process.execPath, '--conditions=@marin/source', '--import', TSX_LOADER, ENTRY];
+
+/** Starts `iris ARGS` from source as a real child process (its own process group); `input` is written to its stdin. */
+export function spawnIris(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): CliProcess {
   const child = spawn(process.execPath, ['--conditions=@marin/source', '--import', TSX_LOADER, ENTRY, ...args], {
     cwd: options.cwd ?? PACKAGE_ROOT,
     env: { ...process.env, IRIS_CONTROLLER_ADDRESS: '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true,
   });
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -63,7 +67,7 @@ export function spawnIris(args: readonly string[], options: { env?: NodeJS.Proce
 }
 
 /** Runs `iris ARGS` to completion. */
-export async function runIris(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runIris(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const p = spawnIris(args, options);
   const code = await p.exited;
   return { code, stdout: p.stdout(), stderr: p.stderr() };

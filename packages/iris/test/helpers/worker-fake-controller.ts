@@ -166,6 +166,7 @@ export function runSpec(argv: string[], overrides: Partial<RunTaskRequest> = {})
   const attemptUid = overrides.attemptUid ?? nextUid();
   return {
     jobId: '/alice/job',
+    taskToken: '',
     taskId: '/alice/job/0',
     taskIndex: 0,
     numTasks: 1,

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { JobDetailResponse, JobInfo, JobState, LogEntry, LogStreamEvent, TaskView } from '../../src/dashboard/api-types.ts';
-import { getJson, postJson } from '../api.ts';
+import type { JobDetailResponse, JobInfo, JobState, LogEntry, LogStreamEvent, TaskView, WhoAmIView } from '../../src/dashboard/api-types.ts';
+import { getJson, mayStop, postJson, whoAmI } from '../api.ts';
 import { bytes, duration, jobHref, time } from '../format.ts';
 import { usePoll } from '../router.ts';
 
@@ -84,6 +84,9 @@ export function JobPage({ params }: { params: URLSearchParams }) {
 function JobSummary({ job, onStopped }: { job: JobInfo; onStopped: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const [stopError, setStopError] = useState('');
+  // undefined until the controller says who we are: Stop is shown only once it is known to be allowed.
+  const [me, setMe] = useState<WhoAmIView | null | undefined>(undefined);
+  useEffect(() => void whoAmI().then(setMe), []);
   const stop = () => {
     setConfirming(false);
     postJson('job/stop', { id: job.jobId }).then(onStopped, (e: Error) => setStopError(e.message));
@@ -94,7 +97,7 @@ function JobSummary({ job, onStopped }: { job: JobInfo; onStopped: () => void })
         <h1>{job.jobId}</h1>
         <span class={`state big s-${job.state}`}>{job.state}</span>
         <span class="grow" />
-        {!TERMINAL.has(job.state) && !confirming && (
+        {!TERMINAL.has(job.state) && !confirming && me !== undefined && mayStop(me, job.user) && (
           <button class="danger" onClick={() => setConfirming(true)}>
             Stop job
           </button>

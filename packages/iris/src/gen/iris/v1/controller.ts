@@ -388,6 +388,87 @@ export interface ListUserBudgetsResponse {
   budgets: UserBudget[];
 }
 
+export interface WhoAmIRequest {
+}
+
+export interface WhoAmIResponse {
+  /** empty without per-user keys (shared token or no auth) */
+  user: string;
+  /** "admin", "user", "worker" or "job" */
+  role: string;
+  /** "none", "shared-token" or "api-keys" */
+  authMode: string;
+  /** the API key's id, when the caller used one */
+  keyId: string;
+}
+
+export interface CreateApiKeyRequest {
+  user: string;
+  /** "admin" or "user"; empty = "user" for a new user, unchanged for an existing one */
+  role: string;
+  /** a label for the key */
+  name: string;
+}
+
+export interface CreateApiKeyResponse {
+  info?:
+    | ApiKeyInfo
+    | undefined;
+  /** the secret, returned only here; the controller keeps its SHA-256 */
+  key: string;
+}
+
+export interface ApiKeyInfo {
+  keyId: string;
+  user: string;
+  role: string;
+  name: string;
+  createdAtMs: number;
+  createdBy: string;
+  /** 0 = active */
+  revokedAtMs: number;
+  lastUsedAtMs: number;
+}
+
+export interface ListApiKeysRequest {
+  /** empty = every user (admins) or the caller (users) */
+  user: string;
+  includeRevoked: boolean;
+}
+
+export interface ListApiKeysResponse {
+  keys: ApiKeyInfo[];
+}
+
+export interface RevokeApiKeyRequest {
+  keyId: string;
+}
+
+export interface RevokeApiKeyResponse {
+  info?: ApiKeyInfo | undefined;
+}
+
+export interface AuditEntry {
+  id: number;
+  atMs: number;
+  actor: string;
+  action: string;
+  target: string;
+  /** JSON */
+  details: string;
+}
+
+export interface ListAuditLogRequest {
+  /** 0 = 100; at most 1000 */
+  limit: number;
+  /** 0 = newest first from the end */
+  beforeId: number;
+}
+
+export interface ListAuditLogResponse {
+  entries: AuditEntry[];
+}
+
 function createBaseLaunchJobRequest(): LaunchJobRequest {
   return {
     name: "",
@@ -5780,6 +5861,1181 @@ export const ListUserBudgetsResponse: MessageFns<ListUserBudgetsResponse> = {
   },
 };
 
+function createBaseWhoAmIRequest(): WhoAmIRequest {
+  return {};
+}
+
+export const WhoAmIRequest: MessageFns<WhoAmIRequest> = {
+  encode(_: WhoAmIRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WhoAmIRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWhoAmIRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): WhoAmIRequest {
+    return {};
+  },
+
+  toJSON(_: WhoAmIRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WhoAmIRequest>, I>>(base?: I): WhoAmIRequest {
+    return WhoAmIRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WhoAmIRequest>, I>>(_: I): WhoAmIRequest {
+    const message = createBaseWhoAmIRequest();
+    return message;
+  },
+};
+
+function createBaseWhoAmIResponse(): WhoAmIResponse {
+  return { user: "", role: "", authMode: "", keyId: "" };
+}
+
+export const WhoAmIResponse: MessageFns<WhoAmIResponse> = {
+  encode(message: WhoAmIResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== "") {
+      writer.uint32(10).string(message.user);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.authMode !== "") {
+      writer.uint32(26).string(message.authMode);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(34).string(message.keyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WhoAmIResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWhoAmIResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.authMode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WhoAmIResponse {
+    return {
+      user: isSet(object.user) ? globalThis.String(object.user) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      authMode: isSet(object.authMode)
+        ? globalThis.String(object.authMode)
+        : isSet(object.auth_mode)
+        ? globalThis.String(object.auth_mode)
+        : "",
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WhoAmIResponse): unknown {
+    const obj: any = {};
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.authMode !== "") {
+      obj.authMode = message.authMode;
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WhoAmIResponse>, I>>(base?: I): WhoAmIResponse {
+    return WhoAmIResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WhoAmIResponse>, I>>(object: I): WhoAmIResponse {
+    const message = createBaseWhoAmIResponse();
+    message.user = object.user ?? "";
+    message.role = object.role ?? "";
+    message.authMode = object.authMode ?? "";
+    message.keyId = object.keyId ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
+  return { user: "", role: "", name: "" };
+}
+
+export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
+  encode(message: CreateApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== "") {
+      writer.uint32(10).string(message.user);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateApiKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateApiKeyRequest {
+    return {
+      user: isSet(object.user) ? globalThis.String(object.user) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: CreateApiKeyRequest): unknown {
+    const obj: any = {};
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateApiKeyRequest>, I>>(base?: I): CreateApiKeyRequest {
+    return CreateApiKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateApiKeyRequest>, I>>(object: I): CreateApiKeyRequest {
+    const message = createBaseCreateApiKeyRequest();
+    message.user = object.user ?? "";
+    message.role = object.role ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateApiKeyResponse(): CreateApiKeyResponse {
+  return { info: undefined, key: "" };
+}
+
+export const CreateApiKeyResponse: MessageFns<CreateApiKeyResponse> = {
+  encode(message: CreateApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.info !== undefined) {
+      ApiKeyInfo.encode(message.info, writer.uint32(10).fork()).join();
+    }
+    if (message.key !== "") {
+      writer.uint32(18).string(message.key);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateApiKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateApiKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.info = ApiKeyInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateApiKeyResponse {
+    return {
+      info: isSet(object.info) ? ApiKeyInfo.fromJSON(object.info) : undefined,
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+    };
+  },
+
+  toJSON(message: CreateApiKeyResponse): unknown {
+    const obj: any = {};
+    if (message.info !== undefined) {
+      obj.info = ApiKeyInfo.toJSON(message.info);
+    }
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateApiKeyResponse>, I>>(base?: I): CreateApiKeyResponse {
+    return CreateApiKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateApiKeyResponse>, I>>(object: I): CreateApiKeyResponse {
+    const message = createBaseCreateApiKeyResponse();
+    message.info = (object.info !== undefined && object.info !== null)
+      ? ApiKeyInfo.fromPartial(object.info)
+      : undefined;
+    message.key = object.key ?? "";
+    return message;
+  },
+};
+
+function createBaseApiKeyInfo(): ApiKeyInfo {
+  return { keyId: "", user: "", role: "", name: "", createdAtMs: 0, createdBy: "", revokedAtMs: 0, lastUsedAtMs: 0 };
+}
+
+export const ApiKeyInfo: MessageFns<ApiKeyInfo> = {
+  encode(message: ApiKeyInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.user !== "") {
+      writer.uint32(18).string(message.user);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(40).int64(message.createdAtMs);
+    }
+    if (message.createdBy !== "") {
+      writer.uint32(50).string(message.createdBy);
+    }
+    if (message.revokedAtMs !== 0) {
+      writer.uint32(56).int64(message.revokedAtMs);
+    }
+    if (message.lastUsedAtMs !== 0) {
+      writer.uint32(64).int64(message.lastUsedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApiKeyInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApiKeyInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdBy = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.revokedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.lastUsedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApiKeyInfo {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      user: isSet(object.user) ? globalThis.String(object.user) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      createdBy: isSet(object.createdBy)
+        ? globalThis.String(object.createdBy)
+        : isSet(object.created_by)
+        ? globalThis.String(object.created_by)
+        : "",
+      revokedAtMs: isSet(object.revokedAtMs)
+        ? globalThis.Number(object.revokedAtMs)
+        : isSet(object.revoked_at_ms)
+        ? globalThis.Number(object.revoked_at_ms)
+        : 0,
+      lastUsedAtMs: isSet(object.lastUsedAtMs)
+        ? globalThis.Number(object.lastUsedAtMs)
+        : isSet(object.last_used_at_ms)
+        ? globalThis.Number(object.last_used_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ApiKeyInfo): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.createdBy !== "") {
+      obj.createdBy = message.createdBy;
+    }
+    if (message.revokedAtMs !== 0) {
+      obj.revokedAtMs = Math.round(message.revokedAtMs);
+    }
+    if (message.lastUsedAtMs !== 0) {
+      obj.lastUsedAtMs = Math.round(message.lastUsedAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApiKeyInfo>, I>>(base?: I): ApiKeyInfo {
+    return ApiKeyInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApiKeyInfo>, I>>(object: I): ApiKeyInfo {
+    const message = createBaseApiKeyInfo();
+    message.keyId = object.keyId ?? "";
+    message.user = object.user ?? "";
+    message.role = object.role ?? "";
+    message.name = object.name ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.createdBy = object.createdBy ?? "";
+    message.revokedAtMs = object.revokedAtMs ?? 0;
+    message.lastUsedAtMs = object.lastUsedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseListApiKeysRequest(): ListApiKeysRequest {
+  return { user: "", includeRevoked: false };
+}
+
+export const ListApiKeysRequest: MessageFns<ListApiKeysRequest> = {
+  encode(message: ListApiKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user !== "") {
+      writer.uint32(10).string(message.user);
+    }
+    if (message.includeRevoked !== false) {
+      writer.uint32(16).bool(message.includeRevoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeRevoked = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiKeysRequest {
+    return {
+      user: isSet(object.user) ? globalThis.String(object.user) : "",
+      includeRevoked: isSet(object.includeRevoked)
+        ? globalThis.Boolean(object.includeRevoked)
+        : isSet(object.include_revoked)
+        ? globalThis.Boolean(object.include_revoked)
+        : false,
+    };
+  },
+
+  toJSON(message: ListApiKeysRequest): unknown {
+    const obj: any = {};
+    if (message.user !== "") {
+      obj.user = message.user;
+    }
+    if (message.includeRevoked !== false) {
+      obj.includeRevoked = message.includeRevoked;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListApiKeysRequest>, I>>(base?: I): ListApiKeysRequest {
+    return ListApiKeysRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListApiKeysRequest>, I>>(object: I): ListApiKeysRequest {
+    const message = createBaseListApiKeysRequest();
+    message.user = object.user ?? "";
+    message.includeRevoked = object.includeRevoked ?? false;
+    return message;
+  },
+};
+
+function createBaseListApiKeysResponse(): ListApiKeysResponse {
+  return { keys: [] };
+}
+
+export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
+  encode(message: ListApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      ApiKeyInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApiKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApiKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(ApiKeyInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApiKeysResponse {
+    return { keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => ApiKeyInfo.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListApiKeysResponse): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => ApiKeyInfo.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListApiKeysResponse>, I>>(base?: I): ListApiKeysResponse {
+    return ListApiKeysResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListApiKeysResponse>, I>>(object: I): ListApiKeysResponse {
+    const message = createBaseListApiKeysResponse();
+    message.keys = object.keys?.map((e) => ApiKeyInfo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeApiKeyRequest(): RevokeApiKeyRequest {
+  return { keyId: "" };
+}
+
+export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
+  encode(message: RevokeApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeApiKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeApiKeyRequest {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeApiKeyRequest): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeApiKeyRequest>, I>>(base?: I): RevokeApiKeyRequest {
+    return RevokeApiKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeApiKeyRequest>, I>>(object: I): RevokeApiKeyRequest {
+    const message = createBaseRevokeApiKeyRequest();
+    message.keyId = object.keyId ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeApiKeyResponse(): RevokeApiKeyResponse {
+  return { info: undefined };
+}
+
+export const RevokeApiKeyResponse: MessageFns<RevokeApiKeyResponse> = {
+  encode(message: RevokeApiKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.info !== undefined) {
+      ApiKeyInfo.encode(message.info, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeApiKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeApiKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.info = ApiKeyInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeApiKeyResponse {
+    return { info: isSet(object.info) ? ApiKeyInfo.fromJSON(object.info) : undefined };
+  },
+
+  toJSON(message: RevokeApiKeyResponse): unknown {
+    const obj: any = {};
+    if (message.info !== undefined) {
+      obj.info = ApiKeyInfo.toJSON(message.info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeApiKeyResponse>, I>>(base?: I): RevokeApiKeyResponse {
+    return RevokeApiKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeApiKeyResponse>, I>>(object: I): RevokeApiKeyResponse {
+    const message = createBaseRevokeApiKeyResponse();
+    message.info = (object.info !== undefined && object.info !== null)
+      ? ApiKeyInfo.fromPartial(object.info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAuditEntry(): AuditEntry {
+  return { id: 0, atMs: 0, actor: "", action: "", target: "", details: "" };
+}
+
+export const AuditEntry: MessageFns<AuditEntry> = {
+  encode(message: AuditEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
+    }
+    if (message.atMs !== 0) {
+      writer.uint32(16).int64(message.atMs);
+    }
+    if (message.actor !== "") {
+      writer.uint32(26).string(message.actor);
+    }
+    if (message.action !== "") {
+      writer.uint32(34).string(message.action);
+    }
+    if (message.target !== "") {
+      writer.uint32(42).string(message.target);
+    }
+    if (message.details !== "") {
+      writer.uint32(50).string(message.details);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.atMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.details = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditEntry {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      atMs: isSet(object.atMs)
+        ? globalThis.Number(object.atMs)
+        : isSet(object.at_ms)
+        ? globalThis.Number(object.at_ms)
+        : 0,
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      details: isSet(object.details) ? globalThis.String(object.details) : "",
+    };
+  },
+
+  toJSON(message: AuditEntry): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.atMs !== 0) {
+      obj.atMs = Math.round(message.atMs);
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.details !== "") {
+      obj.details = message.details;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditEntry>, I>>(base?: I): AuditEntry {
+    return AuditEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditEntry>, I>>(object: I): AuditEntry {
+    const message = createBaseAuditEntry();
+    message.id = object.id ?? 0;
+    message.atMs = object.atMs ?? 0;
+    message.actor = object.actor ?? "";
+    message.action = object.action ?? "";
+    message.target = object.target ?? "";
+    message.details = object.details ?? "";
+    return message;
+  },
+};
+
+function createBaseListAuditLogRequest(): ListAuditLogRequest {
+  return { limit: 0, beforeId: 0 };
+}
+
+export const ListAuditLogRequest: MessageFns<ListAuditLogRequest> = {
+  encode(message: ListAuditLogRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.beforeId !== 0) {
+      writer.uint32(16).int64(message.beforeId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditLogRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditLogRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.beforeId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditLogRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      beforeId: isSet(object.beforeId)
+        ? globalThis.Number(object.beforeId)
+        : isSet(object.before_id)
+        ? globalThis.Number(object.before_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListAuditLogRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.beforeId !== 0) {
+      obj.beforeId = Math.round(message.beforeId);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditLogRequest>, I>>(base?: I): ListAuditLogRequest {
+    return ListAuditLogRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditLogRequest>, I>>(object: I): ListAuditLogRequest {
+    const message = createBaseListAuditLogRequest();
+    message.limit = object.limit ?? 0;
+    message.beforeId = object.beforeId ?? 0;
+    return message;
+  },
+};
+
+function createBaseListAuditLogResponse(): ListAuditLogResponse {
+  return { entries: [] };
+}
+
+export const ListAuditLogResponse: MessageFns<ListAuditLogResponse> = {
+  encode(message: ListAuditLogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditLogResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditLogResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditLogResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListAuditLogResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAuditLogResponse>, I>>(base?: I): ListAuditLogResponse {
+    return ListAuditLogResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAuditLogResponse>, I>>(object: I): ListAuditLogResponse {
+    const message = createBaseListAuditLogResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Served by the controller: job submission and status, worker registration, logs, endpoints, bundles. */
 export type ControllerServiceService = typeof ControllerServiceService;
 export const ControllerServiceService = {
@@ -6019,6 +7275,55 @@ export const ControllerServiceService = {
       Buffer.from(ReportAttemptResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReportAttemptResponse => ReportAttemptResponse.decode(value),
   },
+  /** Identities (per-user API keys; see the package README). Who the caller is, keys and the audit log. */
+  whoAmI: {
+    path: "/iris.v1.ControllerService/WhoAmI" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WhoAmIRequest): Buffer => Buffer.from(WhoAmIRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WhoAmIRequest => WhoAmIRequest.decode(value),
+    responseSerialize: (value: WhoAmIResponse): Buffer => Buffer.from(WhoAmIResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WhoAmIResponse => WhoAmIResponse.decode(value),
+  },
+  createApiKey: {
+    path: "/iris.v1.ControllerService/CreateApiKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateApiKeyRequest): Buffer => Buffer.from(CreateApiKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateApiKeyRequest => CreateApiKeyRequest.decode(value),
+    responseSerialize: (value: CreateApiKeyResponse): Buffer =>
+      Buffer.from(CreateApiKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
+  },
+  listApiKeys: {
+    path: "/iris.v1.ControllerService/ListApiKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListApiKeysRequest): Buffer => Buffer.from(ListApiKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListApiKeysRequest => ListApiKeysRequest.decode(value),
+    responseSerialize: (value: ListApiKeysResponse): Buffer => Buffer.from(ListApiKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
+  },
+  revokeApiKey: {
+    path: "/iris.v1.ControllerService/RevokeApiKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeApiKeyRequest): Buffer => Buffer.from(RevokeApiKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeApiKeyRequest => RevokeApiKeyRequest.decode(value),
+    responseSerialize: (value: RevokeApiKeyResponse): Buffer =>
+      Buffer.from(RevokeApiKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
+  },
+  listAuditLog: {
+    path: "/iris.v1.ControllerService/ListAuditLog" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditLogRequest): Buffer => Buffer.from(ListAuditLogRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditLogRequest => ListAuditLogRequest.decode(value),
+    responseSerialize: (value: ListAuditLogResponse): Buffer =>
+      Buffer.from(ListAuditLogResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditLogResponse => ListAuditLogResponse.decode(value),
+  },
 } as const;
 
 export interface ControllerServiceServer extends UntypedServiceImplementation {
@@ -6047,6 +7352,12 @@ export interface ControllerServiceServer extends UntypedServiceImplementation {
   listUserBudgets: handleUnaryCall<ListUserBudgetsRequest, ListUserBudgetsResponse>;
   /** Sent by a task's supervisor, not by the worker daemon, when the daemon died or stalled. */
   reportAttempt: handleUnaryCall<ReportAttemptRequest, ReportAttemptResponse>;
+  /** Identities (per-user API keys; see the package README). Who the caller is, keys and the audit log. */
+  whoAmI: handleUnaryCall<WhoAmIRequest, WhoAmIResponse>;
+  createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
+  listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
+  revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
+  listAuditLog: handleUnaryCall<ListAuditLogRequest, ListAuditLogResponse>;
 }
 
 export interface ControllerServiceClient extends Client {
@@ -6393,6 +7704,82 @@ export interface ControllerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReportAttemptResponse) => void,
+  ): ClientUnaryCall;
+  /** Identities (per-user API keys; see the package README). Who the caller is, keys and the audit log. */
+  whoAmI(
+    request: WhoAmIRequest,
+    callback: (error: ServiceError | null, response: WhoAmIResponse) => void,
+  ): ClientUnaryCall;
+  whoAmI(
+    request: WhoAmIRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WhoAmIResponse) => void,
+  ): ClientUnaryCall;
+  whoAmI(
+    request: WhoAmIRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WhoAmIResponse) => void,
+  ): ClientUnaryCall;
+  createApiKey(
+    request: CreateApiKeyRequest,
+    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  createApiKey(
+    request: CreateApiKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  createApiKey(
+    request: CreateApiKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  listApiKeys(
+    request: ListApiKeysRequest,
+    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  listApiKeys(
+    request: ListApiKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  listApiKeys(
+    request: ListApiKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  revokeApiKey(
+    request: RevokeApiKeyRequest,
+    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  revokeApiKey(
+    request: RevokeApiKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  revokeApiKey(
+    request: RevokeApiKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  listAuditLog(
+    request: ListAuditLogRequest,
+    callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  listAuditLog(
+    request: ListAuditLogRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
+  ): ClientUnaryCall;
+  listAuditLog(
+    request: ListAuditLogRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditLogResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -693,6 +693,11 @@ export interface RunTaskRequest {
   constraints: Constraint[];
   gang?: GangInfo | undefined;
   timeoutMs: number;
+  /**
+   * With per-user API keys: a credential for this job alone, which the worker gives the task as
+   * IRIS_AUTH_TOKEN instead of its own token (empty in the shared-token mode).
+   */
+  taskToken: string;
 }
 
 export interface WorkerMetadata {
@@ -2860,6 +2865,7 @@ function createBaseRunTaskRequest(): RunTaskRequest {
     constraints: [],
     gang: undefined,
     timeoutMs: 0,
+    taskToken: "",
   };
 }
 
@@ -2909,6 +2915,9 @@ export const RunTaskRequest: MessageFns<RunTaskRequest> = {
     }
     if (message.timeoutMs !== 0) {
       writer.uint32(120).int64(message.timeoutMs);
+    }
+    if (message.taskToken !== "") {
+      writer.uint32(130).string(message.taskToken);
     }
     return writer;
   },
@@ -3046,6 +3055,14 @@ export const RunTaskRequest: MessageFns<RunTaskRequest> = {
             message.timeoutMs = longToNumber(reader.int64());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.taskToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3111,6 +3128,11 @@ export const RunTaskRequest: MessageFns<RunTaskRequest> = {
         : isSet(object.timeout_ms)
         ? globalThis.Number(object.timeout_ms)
         : 0,
+      taskToken: isSet(object.taskToken)
+        ? globalThis.String(object.taskToken)
+        : isSet(object.task_token)
+        ? globalThis.String(object.task_token)
+        : "",
     };
   },
 
@@ -3161,6 +3183,9 @@ export const RunTaskRequest: MessageFns<RunTaskRequest> = {
     if (message.timeoutMs !== 0) {
       obj.timeoutMs = Math.round(message.timeoutMs);
     }
+    if (message.taskToken !== "") {
+      obj.taskToken = message.taskToken;
+    }
     return obj;
   },
 
@@ -3190,6 +3215,7 @@ export const RunTaskRequest: MessageFns<RunTaskRequest> = {
     message.constraints = object.constraints?.map((e) => Constraint.fromPartial(e)) || [];
     message.gang = (object.gang !== undefined && object.gang !== null) ? GangInfo.fromPartial(object.gang) : undefined;
     message.timeoutMs = object.timeoutMs ?? 0;
+    message.taskToken = object.taskToken ?? "";
     return message;
   },
 };
