@@ -3,7 +3,7 @@ import { bearerTokenMatches } from '../auth/token-auth.js';
 import { IrisError, grpcStatusOfError } from '../errors.js';
 import type { BundleChunk, ControllerServiceServer, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
 import type { JobState } from '../gen/iris/v1/types.js';
-import type { BundleStore } from './bundle-store.js';
+import type { BundleStore, BundleUpload } from './bundle-store.js';
 import type { ControllerState } from './controller-state.js';
 import { parseTaskId } from './job-names.js';
 import { followLogEvents } from './log-follow.js';
@@ -174,12 +174,27 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
 }
 
 function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<BundleChunk, UploadBundleResponse>, callback: sendUnaryData<UploadBundleResponse>): void {
-  const chunks: Buffer[] = [];
   let size = 0;
   let bundleId = '';
+  let upload: BundleUpload | undefined;
   let failed: unknown;
+  let answered = false;
+  const answer = (e: unknown, response?: UploadBundleResponse): void => {
+    if (answered) return;
+    answered = true;
+    if (e !== null) {
+      upload?.abort();
+      callback(grpcStatusOfError(e));
+    } else callback(null, response);
+  };
+  // A refusal while chunks are still arriving is answered at once: the rest is never inflated.
+  const fail = (e: unknown): void => {
+    failed ??= e;
+    answer(failed);
+  };
   call.on('error', (e: unknown) => {
     failed ??= e;
+    upload?.abort();
   });
   try {
     guard(deps, call.metadata);
@@ -190,21 +205,25 @@ function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<Bu
     if (failed) return;
     try {
       rejectMalformed(chunk);
+      if (upload === undefined) {
+        bundleId = chunk.bundleId;
+        if (bundleId === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk');
+        upload = deps.bundles.startUpload(bundleId);
+        upload.refused.catch(fail);
+      }
     } catch (e) {
-      failed = e;
-      return;
+      return fail(e);
     }
-    if (bundleId === '') bundleId = chunk.bundleId;
     size += chunk.data.length;
-    if (size > MAX_UPLOAD_BYTES) failed = new IrisError('IRIS_INVALID_ARGUMENT', `bundle "${bundleId}" exceeds ${MAX_UPLOAD_BYTES} bytes`);
-    else chunks.push(chunk.data);
+    if (size > MAX_UPLOAD_BYTES) return fail(new IrisError('IRIS_BUNDLE_TOO_LARGE', `bundle "${bundleId}" exceeds ${MAX_UPLOAD_BYTES} bytes`, { details: { limit: 'upload-bytes', maxUploadBytes: MAX_UPLOAD_BYTES } }));
+    upload.write(chunk.data);
   });
   call.on('end', () => {
-    if (failed) return callback(grpcStatusOfError(failed));
-    if (bundleId === '') return callback(grpcStatusOfError(new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk')));
-    deps.bundles.put(bundleId, Buffer.concat(chunks), deps.state.now()).then(
-      () => callback(null, { bundleId }),
-      (e: unknown) => callback(grpcStatusOfError(e)),
+    if (failed) return answer(failed);
+    if (upload === undefined) return answer(new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk'));
+    upload.finish(deps.state.now()).then(
+      () => answer(null, { bundleId }),
+      (e: unknown) => answer(e),
     );
   });
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { z } from 'zod';
+import { resolveBundleLimits } from '../bundle/bundle-limits.js';
 import { startDashboardServer } from '../dashboard/dashboard-server.js';
 import { IrisError } from '../errors.js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
@@ -57,6 +58,11 @@ export const ControllerOptionsSchema = z.object({
   clock: z.custom<() => number>((v) => typeof v === 'function').optional(),
   /** Where operational warnings go. @default console.warn */
   warn: z.custom<(message: string) => void>((v) => typeof v === 'function').optional(),
+  /**
+   * Caps on an uploaded bundle's inflated bytes and entry count, checked while it streams in.
+   * @default `IRIS_BUNDLE_MAX_INFLATED_BYTES` / `IRIS_BUNDLE_MAX_ENTRIES`, else 1 GiB and 100,000
+   */
+  bundleLimits: z.object({ maxInflatedBytes: z.number().int().positive(), maxEntries: z.number().int().positive() }).partial().optional(),
   /**
    * Any rigging URL (`gs://bucket/iris`) for checkpoints. With `stateDir`, a missing local database
    * or one failing `PRAGMA quick_check` is restored from the newest checkpoint at start.
@@ -124,6 +130,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
   const workerUnreachableGraceMs = o.workerUnreachableGraceMs ?? envInt('IRIS_WORKER_UNREACHABLE_GRACE_MS') ?? 50_000;
   const minUnreachableFailures = o.minUnreachableFailures ?? envInt('IRIS_MIN_UNREACHABLE_FAILURES') ?? 3;
+  const bundleLimits = resolveBundleLimits(o.bundleLimits);
 
   let tempDir: string | undefined;
   let db: ControllerDatabase;
@@ -183,7 +190,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     withMalformedRequests(ControllerServiceService),
     createControllerService({
       state,
-      bundles: new BundleStore(db, bundleDir),
+      bundles: new BundleStore(db, bundleDir, bundleLimits),
       wake,
       authToken,
       version: IRIS_VERSION,

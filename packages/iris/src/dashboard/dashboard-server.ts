@@ -37,6 +37,8 @@ export interface DashboardHandle extends AsyncDisposable {
 
 const HTTP_STATUS: Readonly<Record<IrisErrorCode, number>> = {
   IRIS_INVALID_ARGUMENT: 400,
+  IRIS_BUNDLE_UNSAFE: 400,
+  IRIS_BUNDLE_TOO_LARGE: 413,
   IRIS_JOB_NOT_FOUND: 404,
   IRIS_NOT_FOUND: 404,
   IRIS_ALREADY_EXISTS: 409,

@@ -283,7 +283,7 @@ export class Attempt implements ReconcilableAttempt {
         } catch (e) {
           // An unknown bundle or an archive that does not verify is the job's fault and fails it at
           // once; an unreachable controller or a full disk is the worker's and is retried elsewhere.
-          const jobFault = IrisError.hasCode(e, 'IRIS_NOT_FOUND') || IrisError.hasCode(e, 'IRIS_INVALID_ARGUMENT');
+          const jobFault = IrisError.is(e) && ['IRIS_NOT_FOUND', 'IRIS_INVALID_ARGUMENT', 'IRIS_BUNDLE_UNSAFE', 'IRIS_BUNDLE_TOO_LARGE'].includes(e.code);
           const reason = IrisError.hasCode(e, 'IRIS_NOT_FOUND') ? 'the controller does not have it' : (e as Error).message;
           await this.#finish(jobFault ? 'FAILED' : 'WORKER_FAILED', jobFault ? 1 : 0, `cannot fetch bundle "${this.spec.bundleId}": ${reason}`);
           return 'ended';
