@@ -23,6 +23,8 @@ import type { ControllerDatabase } from './database.js';
 export const IRIS_VERSION = '0.1.0';
 
 const ms = z.number().int().positive();
+/** The shortest liveness grace a controller accepts: workers need room for a task lease well below it. */
+const MIN_LIVENESS_GRACE_MS = 1000;
 
 /** Options of {@link startController}, validated with zod. Env overrides apply when an option is unset. */
 export const ControllerOptionsSchema = z.object({
@@ -129,6 +131,12 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const reconcileIntervalMs = o.reconcileIntervalMs ?? envInt('IRIS_RECONCILE_INTERVAL_MS') ?? 1000;
   const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
   const workerUnreachableGraceMs = o.workerUnreachableGraceMs ?? envInt('IRIS_WORKER_UNREACHABLE_GRACE_MS') ?? 50_000;
+  // Workers keep their task lease to a third of this grace (they learn it from every Reconcile); a
+  // grace too short to hold any lease, or 0 (which workers read as "no bound"), would let a stalled
+  // worker's bodies run again elsewhere before their outcome is known.
+  if (workerUnreachableGraceMs < MIN_LIVENESS_GRACE_MS) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', `workerUnreachableGraceMs (IRIS_WORKER_UNREACHABLE_GRACE_MS) is ${workerUnreachableGraceMs} ms; it must be at least ${MIN_LIVENESS_GRACE_MS} ms`);
+  }
   const minUnreachableFailures = o.minUnreachableFailures ?? envInt('IRIS_MIN_UNREACHABLE_FAILURES') ?? 3;
   const bundleLimits = resolveBundleLimits(o.bundleLimits);
 

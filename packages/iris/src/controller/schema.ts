@@ -122,4 +122,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX reservation_claims_worker ON reservation_claims(worker_id);
   `,
+  // Late outcomes: what a task supervisor reported about an attempt the controller had already ended
+  // (a worker failure), so the attempt history shows work that ran twice.
+  `
+  ALTER TABLE attempts ADD COLUMN late_state INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE attempts ADD COLUMN late_exit_code INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE attempts ADD COLUMN late_reported_at_ms INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -42,8 +42,11 @@ export interface AttemptContext {
   attributes: Readonly<Record<string, string | number>>;
   tpu?: { name: string; workerId: number; acceleratorType: string } | undefined;
   termTimeoutMs: number;
-  /** A task's supervisor kills it when the daemon has not renewed the lease for this long. */
-  taskLeaseMs: number;
+  /**
+   * A task's supervisor kills it when the daemon has not renewed the lease for this long: the
+   * configured lease, clamped well below the controller's liveness grace (`StartFence.taskLeaseMs`).
+   */
+  taskLeaseMs: () => number;
   /** The last wall-clock time at which a task may be started (the worker's start fence, invariant 15). */
   startByMs: () => number;
   /** How long a supervisor keeps trying to tell the controller an outcome the daemon could not. */
@@ -238,7 +241,7 @@ export class Attempt implements ReconcilableAttempt {
           workerId: this.#ctx.workerId,
           attemptUid: this.uid,
           controllerAddress: this.#ctx.controllerAddress,
-          leaseMs: this.#ctx.taskLeaseMs,
+          leaseMs: this.#ctx.taskLeaseMs(),
           startByMs,
           reportTimeoutMs: this.#ctx.supervisorReportTimeoutMs,
         },

@@ -153,7 +153,7 @@ class WorkerDaemon implements WorkerHandle {
       attributes: this.attributes,
       tpu: this.#device.tpu,
       termTimeoutMs: config.termTimeoutMs,
-      taskLeaseMs: config.taskLeaseMs,
+      taskLeaseMs: () => this.#fence.taskLeaseMs(),
       startByMs: () => this.#fence.startByMs(),
       supervisorReportTimeoutMs: config.supervisorReportTimeoutMs,
       usageIntervalMs: config.usageIntervalMs,
