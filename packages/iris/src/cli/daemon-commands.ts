@@ -61,22 +61,35 @@ export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, sig
   return 0;
 }
 
-/** `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh]`. */
-export async function controllerServeCommand(
-  flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean },
-  io: CliIo,
-  signal: AbortSignal,
-): Promise<number> {
+/** Flags of `iris controller serve`. */
+export interface ControllerServeFlags {
+  bind: string;
+  dashboardBind: string;
+  stateDir?: string;
+  fresh?: boolean;
+  experimentPrefix?: string[];
+  dashboardHost?: string[];
+  insecure?: boolean;
+}
+
+/**
+ * `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh]
+ * [--experiment-prefix P]... [--dashboard-host H]... [--insecure]`.
+ */
+export async function controllerServeCommand(flags: ControllerServeFlags, io: CliIo, signal: AbortSignal): Promise<number> {
   const controller = await startController({
     bind: flags.bind,
     dashboardBind: flags.dashboardBind === 'none' ? null : flags.dashboardBind,
     stateDir: flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller'),
     fresh: flags.fresh ?? false,
     ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),
+    ...(flags.experimentPrefix && flags.experimentPrefix.length > 0 ? { experimentPrefixes: flags.experimentPrefix } : {}),
+    ...(flags.dashboardHost && flags.dashboardHost.length > 0 ? { dashboardHosts: flags.dashboardHost } : {}),
+    insecure: flags.insecure ?? false,
     warn: (m) => io.stderr(`[iris controller] ${m}\n`),
   });
-  io.stdout(`iris controller at ${controller.address}\n`);
-  if (controller.dashboardUrl !== null) io.stdout(`iris dashboard at ${controller.dashboardUrl}\n`);
+  io.stdout(`iris controller at ${controller.address} (listening on ${controller.bindAddress})\n`);
+  if (controller.dashboardUrl !== null) io.stdout(`iris dashboard at ${controller.dashboardUrl} (listening on ${controller.dashboardBindAddress})\n`);
   try {
     await untilSignal(signal);
   } finally {

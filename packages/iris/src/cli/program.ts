@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Argument, Command, Option } from 'commander';
 import type { CliIo } from './cli-context.js';
 import type { ClusterStartFlags } from './cluster-commands.js';
-import type { WorkerStartFlags } from './daemon-commands.js';
+import type { ControllerServeFlags, WorkerStartFlags } from './daemon-commands.js';
 import type { JobLogsFlags } from './job-commands.js';
 import type { JobRunFlags } from './job-run.js';
 import type { UserBudgetSetFlags } from './user-commands.js';
@@ -165,6 +165,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--fresh', 'start from an empty state')
     .option('--detach', 'run in the background')
     .option('--bundles', 'ship workspace bundles to jobs instead of running them in place')
+    .option('--insecure', 'with --config: serve a non-loopback address without IRIS_AUTH_TOKEN (anyone who can reach it can run jobs)')
     .action(async (flags: ClusterStartFlags) => {
       ctx.setCode(await (await clusterCommands()).clusterStartCommand(flags, io, signal, ctx.argv));
     });
@@ -233,7 +234,10 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--dashboard-bind <host:port>', 'web dashboard address ("none" serves none)', '127.0.0.1:0')
     .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
     .option('--fresh', 'start from an empty state')
-    .action(async (flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean }) => {
+    .option('--experiment-prefix <prefix>', 'a prefix the dashboard may show experiments of (repeatable; default $IRIS_EXPERIMENT_PREFIXES, else the local prefix)', collect, [])
+    .option('--dashboard-host <name>', 'a host name the dashboard answers to besides loopback and its bind address (repeatable)', collect, [])
+    .option('--insecure', 'serve a non-loopback address without IRIS_AUTH_TOKEN (anyone who can reach it can run jobs)')
+    .action(async (flags: ControllerServeFlags) => {
       ctx.setCode(await (await daemonCommands()).controllerServeCommand(flags, io, signal));
     });
 

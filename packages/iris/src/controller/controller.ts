@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { marinPrefix } from '@marin/rigging';
 import { z } from 'zod';
 import { resolveBundleLimits } from '../bundle/bundle-limits.js';
 import { startDashboardServer } from '../dashboard/dashboard-server.js';
@@ -14,6 +15,7 @@ import { ControllerServiceService } from '../gen/iris/v1/controller.js';
 import { BundleStore } from './bundle-store.js';
 import { createClusterService } from './cluster-service.js';
 import { ControlLoop } from './control-loop.js';
+import { checkExposure } from './exposure.js';
 import { createControllerService, withMalformedRequests } from './controller-service.js';
 import { ControllerState } from './controller-state.js';
 import { openControllerDatabase } from './database.js';
@@ -34,6 +36,20 @@ export const ControllerOptionsSchema = z.object({
   bind: z.string().regex(/^.+:\d+$/, { message: 'bind must be host:port' }).default('127.0.0.1:0'),
   /** `host:port` of the web dashboard (its own HTTP port); null serves none. @default "127.0.0.1:0" */
   dashboardBind: z.string().regex(/^.+:\d+$/, { message: 'dashboardBind must be host:port' }).nullable().default('127.0.0.1:0'),
+  /**
+   * The prefixes the dashboard's experiments view may read (local paths or URLs); any other prefix is
+   * refused without being touched.
+   * @default `IRIS_EXPERIMENT_PREFIXES` (comma-separated), else the local cluster's prefix (`marinPrefix()`: `MARIN_PREFIX`, …, `/tmp/marin`)
+   */
+  experimentPrefixes: z.array(z.string().min(1)).optional(),
+  /** Host names the dashboard answers to besides loopback and its bound host (`Host` header check). @default `IRIS_DASHBOARD_HOSTS` (comma-separated), else none */
+  dashboardHosts: z.array(z.string().min(1)).optional(),
+  /**
+   * Serve on a non-loopback address without an auth token. Without it, such a controller (or
+   * dashboard) refuses to start: anyone who can reach the port could run jobs as any user.
+   * @default false
+   */
+  insecure: z.boolean().default(false),
   /** The dashboard's built page assets. @default the package's dist/dashboard */
   dashboardAssetsDir: z.string().min(1).optional(),
   /** Shared token required from every caller and sent to workers. @default IRIS_AUTH_TOKEN when set */
@@ -87,9 +103,13 @@ export type ControllerOptions = z.input<typeof ControllerOptionsSchema>;
 
 /** A running controller. */
 export interface ControllerHandle extends AsyncDisposable {
-  /** `127.0.0.1:<port>` (or the bound host). */
+  /** `127.0.0.1:<port>` (or the bound host): where a client on this machine dials. */
   readonly address: string;
+  /** Where it really listens, `host:port` (`0.0.0.0:10000` for all interfaces). */
+  readonly bindAddress: string;
   readonly port: number;
+  /** Where the dashboard really listens, or null when it serves none. */
+  readonly dashboardBindAddress: string | null;
   /** The web dashboard's `http://host:port/`, or null when it serves none. */
   readonly dashboardUrl: string | null;
   /** The state machine, for tests and in-process tooling. */
@@ -128,6 +148,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const o = parsed.data;
   const authToken = o.authToken ?? (process.env['IRIS_AUTH_TOKEN'] || undefined);
+  const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
+  checkExposure({ bind: o.bind, dashboardBind: o.dashboardBind, authToken, insecure: o.insecure, warn });
   const reconcileIntervalMs = o.reconcileIntervalMs ?? envInt('IRIS_RECONCILE_INTERVAL_MS') ?? 1000;
   const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
   const workerUnreachableGraceMs = o.workerUnreachableGraceMs ?? envInt('IRIS_WORKER_UNREACHABLE_GRACE_MS') ?? 50_000;
@@ -139,6 +161,10 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const minUnreachableFailures = o.minUnreachableFailures ?? envInt('IRIS_MIN_UNREACHABLE_FAILURES') ?? 3;
   const bundleLimits = resolveBundleLimits(o.bundleLimits);
+  const configuredPrefixes = o.experimentPrefixes ?? (process.env['IRIS_EXPERIMENT_PREFIXES'] || undefined)?.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  let defaultPrefixes: Promise<readonly string[]> | undefined;
+  const experimentPrefixes = (): Promise<readonly string[]> =>
+    configuredPrefixes !== undefined && configuredPrefixes.length > 0 ? Promise.resolve(configuredPrefixes) : (defaultPrefixes ??= marinPrefix().then((p) => [p]));
 
   let tempDir: string | undefined;
   let db: ControllerDatabase;
@@ -155,7 +181,6 @@ export async function startController(options: ControllerOptions = {}): Promise<
     db = openControllerDatabase(':memory:');
     bundleDir = join(tempDir, 'bundles');
   }
-  const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
   const state = new ControllerState({
     db,
     clock: o.clock,
@@ -188,6 +213,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
           version: IRIS_VERSION,
           startedAtMs,
           autoscalerStatus: () => attachment?.status(),
+          experimentPrefixes,
+          allowedHosts: o.dashboardHosts ?? (process.env['IRIS_DASHBOARD_HOSTS'] || undefined)?.split(',').map((h) => h.trim()).filter((h) => h !== ''),
           isClosing: () => closing,
         }).catch((e: unknown) => {
           db.close();
@@ -223,7 +250,6 @@ export async function startController(options: ControllerOptions = {}): Promise<
     throw e;
   });
   const host = o.bind.slice(0, o.bind.lastIndexOf(':'));
-  if (host !== '127.0.0.1' && host !== 'localhost' && !authToken) warn(`serving on ${o.bind} without an auth token; set IRIS_AUTH_TOKEN`);
   if (o.autoTick) loop.start();
   const checkpointTimer =
     o.remoteStateDir && o.checkpointIntervalMs > 0
@@ -255,7 +281,9 @@ export async function startController(options: ControllerOptions = {}): Promise<
   };
   const handle: ControllerHandle = {
     address: `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    bindAddress: `${host}:${port}`,
     port,
+    dashboardBindAddress: dashboard?.bindAddress ?? null,
     dashboardUrl: dashboard?.url ?? null,
     state,
     tick: () => loop.tick(),

@@ -11,6 +11,7 @@ import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';
 import type { ApiError, LogStreamEvent } from './api-types.js';
 import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
+import { allowedDashboardHosts, bindHostOf, hostHeaderName } from './dashboard-hosts.js';
 import { autoscaler, budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
 import type { DashboardApiDeps } from './dashboard-api.js';
 
@@ -18,6 +19,8 @@ import type { DashboardApiDeps } from './dashboard-api.js';
 export interface DashboardServerOptions extends DashboardApiDeps {
   /** `host:port` to serve on. */
   readonly bind: string;
+  /** Host names the dashboard answers to besides loopback and the bound host (a DNS name, a proxy's). @default [] */
+  readonly allowedHosts?: readonly string[] | undefined;
   /** The controller's shared token; when set, every request must present it. */
   readonly authToken?: string | undefined;
   /** Built page assets (`index.html`, `app.js`, `app.css`). @default the package's `dist/dashboard` */
@@ -28,8 +31,10 @@ export interface DashboardServerOptions extends DashboardApiDeps {
 
 /** A running dashboard server. */
 export interface DashboardHandle extends AsyncDisposable {
-  /** `http://<host>:<port>/`. */
+  /** `http://<host>:<port>/` (loopback for a wildcard bind). */
   readonly url: string;
+  /** Where it really listens, `host:port` (`0.0.0.0:8080` for all interfaces). */
+  readonly bindAddress: string;
   readonly port: number;
   /** Stops serving and ends open log streams. Idempotent. */
   close(): Promise<void>;
@@ -131,7 +136,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
         case '/api/autoscaler':
           return sendJson(res, 200, autoscaler(options));
         case '/api/experiments':
-          return sendJson(res, 200, await experiments(params));
+          return sendJson(res, 200, await experiments(options, params));
         case '/api/experiment':
           return sendJson(res, 200, await experiment(options, params));
       }
@@ -195,10 +200,16 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     res.end(body);
   };
 
+  const allowedHosts = allowedDashboardHosts(bindHostOf(options.bind), options.allowedHosts);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const handle = async () => {
       if (options.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+      const asked = hostHeaderName(req.headers.host);
+      if (asked === null || !allowedHosts.has(asked)) {
+        // DNS rebinding: a page elsewhere whose name now resolves here still sends its own name.
+        throw new IrisError('IRIS_INVALID_ARGUMENT', `Host "${(req.headers.host ?? '').slice(0, 100)}" is not a name this dashboard serves; add it with --dashboard-host`);
+      }
       const queryToken = url.searchParams.get('token');
       if (options.authToken !== undefined && queryToken !== null && tokenMatches(queryToken, options.authToken) && !url.pathname.startsWith('/api/')) {
         // Trade the link's token for a cookie and drop it from the address bar (and from history).
@@ -242,5 +253,5 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     })();
     return closed;
   };
-  return { url: `http://${shownHost}:${port}/`, port, close, [Symbol.asyncDispose]: close };
+  return { url: `http://${shownHost}:${port}/`, bindAddress: `${host === '' ? '0.0.0.0' : host}:${port}`, port, close, [Symbol.asyncDispose]: close };
 }
