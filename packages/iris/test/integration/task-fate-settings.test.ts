@@ -37,9 +37,10 @@ function startWorker(dir: string, id: string, controllerAddress: string, env: No
 
 describe('task fate settings that cannot contradict each other', () => {
   it('keeps every body to one completion when the env sets a task lease longer than the liveness grace (SIGSTOPped worker)', async () => {
-    // A 30 s lease against a 6 s grace: taken as it is, the stalled worker's finished bodies would be
-    // reported only after the controller had run them again elsewhere.
-    const result = await runTaskFateScenario({ fault: 'SIGSTOP', jobs: 60, taskLeaseMs: 30_000, workerUnreachableGraceMs: 6000 });
+    // A 60 s lease against a 10 s grace: taken as it is, the stalled worker's finished bodies would be
+    // reported only after the controller had run them again elsewhere (4 of 60 jobs completed twice).
+    // Clamped to 3.3 s, the supervisors have over 6 s to report, generous on a loaded machine.
+    const result = await runTaskFateScenario({ fault: 'SIGSTOP', jobs: 60, taskLeaseMs: 60_000, workerUnreachableGraceMs: 10_000 });
     expect(result).toMatchObject({ doubleCompletions: 0, lost: 0, failures: [] });
   }, 300_000);
 
