@@ -35,7 +35,7 @@ describe("the dashboard's experiments view", () => {
   });
 
   it("draws hello_world's two steps with SUCCESS", async () => {
-    await using controller = await startController({ dashboardAssetsDir: assets });
+    await using controller = await startController({ dashboardAssetsDir: assets, experimentPrefixes: [prefix] });
     const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 640 } });

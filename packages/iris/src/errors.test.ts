@@ -41,6 +41,8 @@ describe('gRPC status table', () => {
     const { Metadata, status } = await import('@grpc/grpc-js');
     expect(IRIS_ERROR_GRPC_STATUS).toEqual({
       IRIS_INVALID_ARGUMENT: status.INVALID_ARGUMENT,
+      IRIS_BUNDLE_UNSAFE: status.INVALID_ARGUMENT,
+      IRIS_BUNDLE_TOO_LARGE: status.INVALID_ARGUMENT,
       IRIS_JOB_NOT_FOUND: status.NOT_FOUND,
       IRIS_NOT_FOUND: status.NOT_FOUND,
       IRIS_ALREADY_EXISTS: status.ALREADY_EXISTS,

@@ -6,6 +6,8 @@ import type { CodedErrorOptions } from '@marin/rigging';
 /** Every error code of `@marin/iris`; callers branch on these, never on message text. */
 export type IrisErrorCode =
   | 'IRIS_INVALID_ARGUMENT'
+  | 'IRIS_BUNDLE_UNSAFE'
+  | 'IRIS_BUNDLE_TOO_LARGE'
   | 'IRIS_JOB_NOT_FOUND'
   | 'IRIS_NOT_FOUND'
   | 'IRIS_ALREADY_EXISTS'
@@ -47,6 +49,8 @@ const GRPC = {
 /** The one table mapping each {@link IrisErrorCode} to its gRPC status (server side and client side). */
 export const IRIS_ERROR_GRPC_STATUS: Readonly<Record<IrisErrorCode, status>> = {
   IRIS_INVALID_ARGUMENT: GRPC.INVALID_ARGUMENT,
+  IRIS_BUNDLE_UNSAFE: GRPC.INVALID_ARGUMENT,
+  IRIS_BUNDLE_TOO_LARGE: GRPC.INVALID_ARGUMENT,
   IRIS_JOB_NOT_FOUND: GRPC.NOT_FOUND,
   IRIS_NOT_FOUND: GRPC.NOT_FOUND,
   IRIS_ALREADY_EXISTS: GRPC.ALREADY_EXISTS,

@@ -89,3 +89,6 @@ export type { Bundle, CreateBundleOptions } from './bundle/create-bundle.js';
 export type { BundleFile } from './bundle/bundle-manifest.js';
 export { bundleIdOf } from './bundle/bundle-manifest.js';
 export { readBundleArchive, verifyBundleArchive } from './bundle/bundle-archive.js';
+export type { BundleArchiveOptions, BundleArchiveSource, BundleUnsafeReason } from './bundle/bundle-archive.js';
+export { DEFAULT_BUNDLE_LIMITS, resolveBundleLimits } from './bundle/bundle-limits.js';
+export type { BundleLimits } from './bundle/bundle-limits.js';

@@ -49,7 +49,7 @@ function createPlatform(name: string, config: PlatformConfig, cluster: ClusterCo
  * worker through the groups' platforms. Closing the handle deletes the slices, then stops the controller.
  * @throws {IrisError} IRIS_INVALID_ARGUMENT for an unusable platform; whatever `startController` throws.
  */
-export async function startCluster(config: ClusterConfig, overrides: Pick<ControllerOptions, 'authToken' | 'warn' | 'dashboardBind'> = {}): Promise<ControllerHandle> {
+export async function startCluster(config: ClusterConfig, overrides: Pick<ControllerOptions, 'authToken' | 'warn' | 'dashboardBind' | 'insecure'> = {}): Promise<ControllerHandle> {
   const platforms = new Map<string, Platform>();
   for (const [name, p] of Object.entries(config.platforms)) platforms.set(name, createPlatform(name, p, config));
   const platformOf = new Map(config.scale_groups.map((g) => [g.name, platforms.get(platformNameOf(config, g))!]));

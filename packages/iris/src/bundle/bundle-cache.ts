@@ -2,7 +2,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { IrisError } from '../errors.js';
-import { extractBundleArchive, verifyBundleArchive } from './bundle-archive.js';
+import { extractBundleArchive } from './bundle-archive.js';
+import type { BundleLimits } from './bundle-limits.js';
 
 /** Options of {@link BundleCache}. */
 export interface BundleCacheOptions {
@@ -12,6 +13,8 @@ export interface BundleCacheOptions {
   fetch: (bundleId: string) => Promise<Buffer>;
   /** Trees kept; the least recently used tree not in use is evicted beyond this. @default 16 */
   maxEntries?: number;
+  /** Caps on an archive's inflated bytes and entries, checked while it is extracted. @default resolveBundleLimits() */
+  limits?: Partial<BundleLimits>;
 }
 
 /** A bundle tree held by one attempt; release it when the attempt's workdir is ready. */
@@ -35,6 +38,7 @@ export class BundleCache {
   readonly #dir: string;
   readonly #fetch: (bundleId: string) => Promise<Buffer>;
   readonly #maxEntries: number;
+  readonly #limits: Partial<BundleLimits>;
   readonly #inFlight = new Map<string, Promise<string>>();
   readonly #lastUse = new Map<string, number>();
   readonly #inUse = new Map<string, number>();
@@ -45,6 +49,7 @@ export class BundleCache {
     this.#dir = options.dir;
     this.#fetch = options.fetch;
     this.#maxEntries = options.maxEntries ?? 16;
+    this.#limits = options.limits ?? {};
   }
 
   /** How many archives this cache has downloaded. */
@@ -55,7 +60,8 @@ export class BundleCache {
   /**
    * Returns the extracted tree of `bundleId`, downloading and verifying it on a miss; concurrent
    * callers for one id share the download.
-   * @throws {IrisError} IRIS_INVALID_ARGUMENT for a malformed id or an archive that does not match it
+   * @throws {IrisError} IRIS_INVALID_ARGUMENT for a malformed id or an archive that does not match it;
+   *   IRIS_BUNDLE_UNSAFE or IRIS_BUNDLE_TOO_LARGE for an archive refused while it was extracted
    */
   async acquire(bundleId: string): Promise<BundleLease> {
     if (!ID_PATTERN.test(bundleId)) throw new IrisError('IRIS_INVALID_ARGUMENT', `bundle id "${bundleId}" is not a sha256 hex digest`);
@@ -109,11 +115,11 @@ export class BundleCache {
   async #download(bundleId: string): Promise<string> {
     this.#fetches += 1;
     const archive = await this.#fetch(bundleId);
-    await verifyBundleArchive(archive, bundleId);
-    // Extract beside the final place and rename, so a present directory is always complete.
+    // Verify and extract in one streaming pass beside the final place, then rename, so a present
+    // directory is always complete and verified; the limits stop a bomb before the disk fills.
     const staging = join(this.#dir, `.tmp-${bundleId}-${randomBytes(4).toString('hex')}`);
     try {
-      await extractBundleArchive(archive, staging);
+      await extractBundleArchive(archive, staging, bundleId, { limits: this.#limits });
       await rename(staging, join(this.#dir, bundleId));
     } catch (e) {
       await rm(staging, { recursive: true, force: true });

@@ -51,5 +51,11 @@ export function formatJobSummary(j: JobInfo): string {
     t.workerId || '-',
     t.error || t.pendingReason,
   ]);
-  return [...head, formatTable(['TASK', 'STATE', 'ATTEMPTS', 'EXIT', 'DURATION', 'PEAK MEM', 'WORKER', 'ERROR'], rows)].join('\n');
+  // Attempts whose supervisor reported, too late, how they really ended: work that may have run twice.
+  const late = j.tasks.flatMap((t) =>
+    t.attempts
+      .filter((a) => a.lateOutcome !== null)
+      .map((a) => `task ${t.taskIndex} attempt ${a.attemptId} on ${a.workerId}: recorded ${a.state}, but it ended ${a.lateOutcome!.state} (exit ${a.lateOutcome!.exitCode}) after the task was retried`),
+  );
+  return [...head, formatTable(['TASK', 'STATE', 'ATTEMPTS', 'EXIT', 'DURATION', 'PEAK MEM', 'WORKER', 'ERROR'], rows), ...late].join('\n');
 }

@@ -28,6 +28,7 @@ export interface ClusterStartFlags {
   fresh?: boolean;
   detach?: boolean;
   bundles?: boolean;
+  insecure?: boolean;
 }
 
 function parseSimulateTpu(values: readonly string[]): { variant: string; slices: number }[] {
@@ -50,7 +51,7 @@ export async function clusterStartCommand(flags: ClusterStartFlags, io: CliIo, s
     const config = loadClusterConfig(flags.config);
     await refuseRunningLocalCluster(io);
     if (flags.detach) return detach(io, argv);
-    return clusterStartFromConfig(config, io, signal);
+    return clusterStartFromConfig(config, io, signal, flags.insecure ?? false);
   }
   await refuseRunningLocalCluster(io);
   const workers = parseNumberFlag('--workers', flags.workers, true);
@@ -108,14 +109,14 @@ async function refuseRunningLocalCluster(io: CliIo): Promise<void> {
  * worker through the scale groups' platforms. Recorded like a local cluster, so `iris cluster status`
  * and `iris cluster stop` on this machine find it; closing deletes the slices, then stops the controller.
  */
-async function clusterStartFromConfig(config: ClusterConfig, io: CliIo, signal: AbortSignal): Promise<number> {
+async function clusterStartFromConfig(config: ClusterConfig, io: CliIo, signal: AbortSignal, insecure: boolean): Promise<number> {
   const { startCluster } = await import('../autoscaler/cluster.js');
   const authToken = io.env['IRIS_AUTH_TOKEN'] || undefined;
-  const cluster = await startCluster(config, { authToken, warn: (m) => io.stderr(`iris: ${m}\n`) });
+  const cluster = await startCluster(config, { authToken, insecure, warn: (m) => io.stderr(`iris: ${m}\n`) });
   const stateDir = config.controller.state_dir;
   const record = { address: cluster.address, pid: process.pid, stateDir, startedAtMs: Date.now(), bundles: true, ...(authToken ? { authToken } : {}) };
   const groups = config.scale_groups.map((g) => g.name).join(', ') || 'none';
-  return serveRecorded(io, record, cluster, `iris cluster at ${cluster.address} (scale groups: ${groups}; state in ${stateDir})`, signal);
+  return serveRecorded(io, record, cluster, `iris cluster at ${cluster.address} (listening on ${cluster.bindAddress}; scale groups: ${groups}; state in ${stateDir})`, signal);
 }
 
 async function detach(io: CliIo, argv: readonly string[]): Promise<number> {

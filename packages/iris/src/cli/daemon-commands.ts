@@ -61,12 +61,24 @@ export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, sig
   return 0;
 }
 
-/** `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh] [--auth MODE] [--bootstrap-admin USER]`. */
-export async function controllerServeCommand(
-  flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean; auth?: string; bootstrapAdmin?: string },
-  io: CliIo,
-  signal: AbortSignal,
-): Promise<number> {
+/** Flags of `iris controller serve`. */
+export interface ControllerServeFlags {
+  bind: string;
+  dashboardBind: string;
+  stateDir?: string;
+  fresh?: boolean;
+  auth?: string;
+  bootstrapAdmin?: string;
+  experimentPrefix?: string[];
+  dashboardHost?: string[];
+  insecure?: boolean;
+}
+
+/**
+ * `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh]
+ * [--auth MODE] [--bootstrap-admin USER] [--experiment-prefix P]... [--dashboard-host H]... [--insecure]`.
+ */
+export async function controllerServeCommand(flags: ControllerServeFlags, io: CliIo, signal: AbortSignal): Promise<number> {
   const authMode = flags.auth ?? (io.env['IRIS_AUTH_MODE'] || undefined);
   if (authMode !== undefined && authMode !== 'shared-token' && authMode !== 'api-keys') throw new IrisError('IRIS_INVALID_ARGUMENT', `--auth "${authMode}" must be shared-token or api-keys`);
   const bootstrapAdmin = flags.bootstrapAdmin ?? (io.env['IRIS_BOOTSTRAP_ADMIN'] || undefined);
@@ -78,10 +90,13 @@ export async function controllerServeCommand(
     stateDir: flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller'),
     fresh: flags.fresh ?? false,
     ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),
+    ...(flags.experimentPrefix && flags.experimentPrefix.length > 0 ? { experimentPrefixes: flags.experimentPrefix } : {}),
+    ...(flags.dashboardHost && flags.dashboardHost.length > 0 ? { dashboardHosts: flags.dashboardHost } : {}),
+    insecure: flags.insecure ?? false,
     warn: (m) => io.stderr(`[iris controller] ${m}\n`),
   });
-  io.stdout(`iris controller at ${controller.address}\n`);
-  if (controller.dashboardUrl !== null) io.stdout(`iris dashboard at ${controller.dashboardUrl}\n`);
+  io.stdout(`iris controller at ${controller.address} (listening on ${controller.bindAddress})\n`);
+  if (controller.dashboardUrl !== null) io.stdout(`iris dashboard at ${controller.dashboardUrl} (listening on ${controller.dashboardBindAddress})\n`);
   try {
     await untilSignal(signal);
   } finally {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Argument, Command, Option } from 'commander';
 import type { CliIo } from './cli-context.js';
 import type { ClusterStartFlags } from './cluster-commands.js';
-import type { WorkerStartFlags } from './daemon-commands.js';
+import type { ControllerServeFlags, WorkerStartFlags } from './daemon-commands.js';
 import type { JobLogsFlags } from './job-commands.js';
 import type { JobRunFlags } from './job-run.js';
 import type { UserBudgetSetFlags } from './user-commands.js';
@@ -231,6 +231,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--fresh', 'start from an empty state')
     .option('--detach', 'run in the background')
     .option('--bundles', 'ship workspace bundles to jobs instead of running them in place')
+    .option('--insecure', 'with --config: serve a non-loopback address without IRIS_AUTH_TOKEN (anyone who can reach it can run jobs)')
     .action(async (flags: ClusterStartFlags) => {
       ctx.setCode(await (await clusterCommands()).clusterStartCommand(flags, io, signal, ctx.argv));
     });
@@ -301,7 +302,10 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--fresh', 'start from an empty state')
     .option('--auth <mode>', 'shared-token (default: IRIS_AUTH_TOKEN, or no auth without one) or api-keys (per-user keys; IRIS_AUTH_TOKEN is then the workers\' token)')
     .option('--bootstrap-admin <user>', 'with api-keys and no users yet: create this admin and write its key to <state dir>/bootstrap-admin.key')
-    .action(async (flags: { bind: string; dashboardBind: string; stateDir?: string; fresh?: boolean; auth?: string; bootstrapAdmin?: string }) => {
+    .option('--experiment-prefix <prefix>', 'a prefix the dashboard may show experiments of (repeatable; default $IRIS_EXPERIMENT_PREFIXES, else the local prefix)', collect, [])
+    .option('--dashboard-host <name>', 'a host name the dashboard answers to besides loopback and its bind address (repeatable)', collect, [])
+    .option('--insecure', 'serve a non-loopback address without IRIS_AUTH_TOKEN (anyone who can reach it can run jobs)')
+    .action(async (flags: ControllerServeFlags) => {
       ctx.setCode(await (await daemonCommands()).controllerServeCommand(flags, io, signal));
     });
 

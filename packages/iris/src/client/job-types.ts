@@ -19,6 +19,13 @@ export interface AttemptInfo {
   readonly startedAtMs: number;
   readonly finishedAtMs: number;
   readonly isWorkerFailure: boolean;
+  /**
+   * How the attempt really ended when its task supervisor reported it only after the controller had
+   * already ended the attempt otherwise (a worker failure): `{ state: 'SUCCEEDED', exitCode: 0 }` on a
+   * WORKER_FAILED attempt means the body ran to completion although the task was run again. Null when
+   * no such report came.
+   */
+  readonly lateOutcome: { readonly state: TaskState; readonly exitCode: number; readonly reportedAtMs: number } | null;
 }
 
 /** A task as the client sees it. */

@@ -54,6 +54,7 @@ export function taskInfoFromProto(t: TaskStatus): TaskInfo {
       startedAtMs: a.startedAtMs,
       finishedAtMs: a.finishedAtMs,
       isWorkerFailure: a.isWorkerFailure,
+      lateOutcome: a.lateState === ProtoTaskState.TASK_STATE_UNSPECIFIED ? null : { state: taskStateFromProto(a.lateState), exitCode: a.lateExitCode, reportedAtMs: a.lateReportedAtMs },
     })),
     pendingReason: t.pendingReason,
     failureCount: t.failureCount,

@@ -6,7 +6,7 @@ import type { BundleChunk, ControllerServiceServer, FetchBundleRequest, FollowLo
 import type { JobState } from '../gen/iris/v1/types.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
-import type { BundleStore } from './bundle-store.js';
+import type { BundleStore, BundleUpload } from './bundle-store.js';
 import type { CallerAuth } from './caller-auth.js';
 import { identityHandlers } from './identity-service.js';
 import type { IdentityStore } from './identity-store.js';
@@ -197,12 +197,27 @@ async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStrea
 }
 
 function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<BundleChunk, UploadBundleResponse>, callback: sendUnaryData<UploadBundleResponse>): void {
-  const chunks: Buffer[] = [];
   let size = 0;
   let bundleId = '';
+  let upload: BundleUpload | undefined;
   let failed: unknown;
+  let answered = false;
+  const answer = (e: unknown, response?: UploadBundleResponse): void => {
+    if (answered) return;
+    answered = true;
+    if (e !== null) {
+      upload?.abort();
+      callback(grpcStatusOfError(e));
+    } else callback(null, response);
+  };
+  // A refusal while chunks are still arriving is answered at once: the rest is never inflated.
+  const fail = (e: unknown): void => {
+    failed ??= e;
+    answer(failed);
+  };
   call.on('error', (e: unknown) => {
     failed ??= e;
+    upload?.abort();
   });
   try {
     guard(deps, 'uploadBundle', call.metadata);
@@ -213,21 +228,25 @@ function uploadBundle(deps: ControllerServiceDeps, call: ServerReadableStream<Bu
     if (failed) return;
     try {
       rejectMalformed(chunk);
+      if (upload === undefined) {
+        bundleId = chunk.bundleId;
+        if (bundleId === '') throw new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk');
+        upload = deps.bundles.startUpload(bundleId);
+        upload.refused.catch(fail);
+      }
     } catch (e) {
-      failed = e;
-      return;
+      return fail(e);
     }
-    if (bundleId === '') bundleId = chunk.bundleId;
     size += chunk.data.length;
-    if (size > MAX_UPLOAD_BYTES) failed = new IrisError('IRIS_INVALID_ARGUMENT', `bundle "${bundleId}" exceeds ${MAX_UPLOAD_BYTES} bytes`);
-    else chunks.push(chunk.data);
+    if (size > MAX_UPLOAD_BYTES) return fail(new IrisError('IRIS_BUNDLE_TOO_LARGE', `bundle "${bundleId}" exceeds ${MAX_UPLOAD_BYTES} bytes`, { details: { limit: 'upload-bytes', maxUploadBytes: MAX_UPLOAD_BYTES } }));
+    upload.write(chunk.data);
   });
   call.on('end', () => {
-    if (failed) return callback(grpcStatusOfError(failed));
-    if (bundleId === '') return callback(grpcStatusOfError(new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk')));
-    deps.bundles.put(bundleId, Buffer.concat(chunks), deps.state.now()).then(
-      () => callback(null, { bundleId }),
-      (e: unknown) => callback(grpcStatusOfError(e)),
+    if (failed) return answer(failed);
+    if (upload === undefined) return answer(new IrisError('IRIS_INVALID_ARGUMENT', 'bundle_id must be set on the first chunk'));
+    upload.finish(deps.state.now()).then(
+      () => answer(null, { bundleId }),
+      (e: unknown) => answer(e),
     );
   });
 }

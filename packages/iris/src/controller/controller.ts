@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { marinPrefix } from '@marin/rigging';
 import { z } from 'zod';
+import { resolveBundleLimits } from '../bundle/bundle-limits.js';
 import { startDashboardServer } from '../dashboard/dashboard-server.js';
 import { IrisError } from '../errors.js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
@@ -16,6 +18,7 @@ import { CallerAuth } from './caller-auth.js';
 import { IdentityStore } from './identity-store.js';
 import { createClusterService } from './cluster-service.js';
 import { ControlLoop } from './control-loop.js';
+import { checkExposure } from './exposure.js';
 import { createControllerService, withMalformedRequests } from './controller-service.js';
 import { ControllerState } from './controller-state.js';
 import { openControllerDatabase } from './database.js';
@@ -25,6 +28,8 @@ import type { ControllerDatabase } from './database.js';
 export const IRIS_VERSION = '0.1.0';
 
 const ms = z.number().int().positive();
+/** The shortest liveness grace a controller accepts: workers need room for a task lease well below it. */
+const MIN_LIVENESS_GRACE_MS = 1000;
 
 /** Options of {@link startController}, validated with zod. Env overrides apply when an option is unset. */
 export const ControllerOptionsSchema = z.object({
@@ -34,6 +39,20 @@ export const ControllerOptionsSchema = z.object({
   bind: z.string().regex(/^.+:\d+$/, { message: 'bind must be host:port' }).default('127.0.0.1:0'),
   /** `host:port` of the web dashboard (its own HTTP port); null serves none. @default "127.0.0.1:0" */
   dashboardBind: z.string().regex(/^.+:\d+$/, { message: 'dashboardBind must be host:port' }).nullable().default('127.0.0.1:0'),
+  /**
+   * The prefixes the dashboard's experiments view may read (local paths or URLs); any other prefix is
+   * refused without being touched.
+   * @default `IRIS_EXPERIMENT_PREFIXES` (comma-separated), else the local cluster's prefix (`marinPrefix()`: `MARIN_PREFIX`, …, `/tmp/marin`)
+   */
+  experimentPrefixes: z.array(z.string().min(1)).optional(),
+  /** Host names the dashboard answers to besides loopback and its bound host (`Host` header check). @default `IRIS_DASHBOARD_HOSTS` (comma-separated), else none */
+  dashboardHosts: z.array(z.string().min(1)).optional(),
+  /**
+   * Serve on a non-loopback address without an auth token. Without it, such a controller (or
+   * dashboard) refuses to start: anyone who can reach the port could run jobs as any user.
+   * @default false
+   */
+  insecure: z.boolean().default(false),
   /** The dashboard's built page assets. @default the package's dist/dashboard */
   dashboardAssetsDir: z.string().min(1).optional(),
   /**
@@ -75,6 +94,11 @@ export const ControllerOptionsSchema = z.object({
   /** Where operational warnings go. @default console.warn */
   warn: z.custom<(message: string) => void>((v) => typeof v === 'function').optional(),
   /**
+   * Caps on an uploaded bundle's inflated bytes and entry count, checked while it streams in.
+   * @default `IRIS_BUNDLE_MAX_INFLATED_BYTES` / `IRIS_BUNDLE_MAX_ENTRIES`, else 1 GiB and 100,000
+   */
+  bundleLimits: z.object({ maxInflatedBytes: z.number().int().positive(), maxEntries: z.number().int().positive() }).partial().optional(),
+  /**
    * Any rigging URL (`gs://bucket/iris`) for checkpoints. With `stateDir`, a missing local database
    * or one failing `PRAGMA quick_check` is restored from the newest checkpoint at start.
    */
@@ -96,9 +120,13 @@ export type ControllerOptions = z.input<typeof ControllerOptionsSchema>;
 
 /** A running controller. */
 export interface ControllerHandle extends AsyncDisposable {
-  /** `127.0.0.1:<port>` (or the bound host). */
+  /** `127.0.0.1:<port>` (or the bound host): where a client on this machine dials. */
   readonly address: string;
+  /** Where it really listens, `host:port` (`0.0.0.0:10000` for all interfaces). */
+  readonly bindAddress: string;
   readonly port: number;
+  /** Where the dashboard really listens, or null when it serves none. */
+  readonly dashboardBindAddress: string | null;
   /** The web dashboard's `http://host:port/`, or null when it serves none. */
   readonly dashboardUrl: string | null;
   /** `none`, `shared-token` or `api-keys`. */
@@ -148,10 +176,23 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const authMode: AuthMode = requestedMode === 'api-keys' ? 'api-keys' : authToken ? 'shared-token' : 'none';
   const bootstrapAdmin = o.bootstrapAdmin ?? (process.env['IRIS_BOOTSTRAP_ADMIN'] || undefined);
+  const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
+  checkExposure({ bind: o.bind, dashboardBind: o.dashboardBind, authToken, insecure: o.insecure, warn });
   const reconcileIntervalMs = o.reconcileIntervalMs ?? envInt('IRIS_RECONCILE_INTERVAL_MS') ?? 1000;
   const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
   const workerUnreachableGraceMs = o.workerUnreachableGraceMs ?? envInt('IRIS_WORKER_UNREACHABLE_GRACE_MS') ?? 50_000;
+  // Workers keep their task lease to a third of this grace (they learn it from every Reconcile); a
+  // grace too short to hold any lease, or 0 (which workers read as "no bound"), would let a stalled
+  // worker's bodies run again elsewhere before their outcome is known.
+  if (workerUnreachableGraceMs < MIN_LIVENESS_GRACE_MS) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', `workerUnreachableGraceMs (IRIS_WORKER_UNREACHABLE_GRACE_MS) is ${workerUnreachableGraceMs} ms; it must be at least ${MIN_LIVENESS_GRACE_MS} ms`);
+  }
   const minUnreachableFailures = o.minUnreachableFailures ?? envInt('IRIS_MIN_UNREACHABLE_FAILURES') ?? 3;
+  const bundleLimits = resolveBundleLimits(o.bundleLimits);
+  const configuredPrefixes = o.experimentPrefixes ?? (process.env['IRIS_EXPERIMENT_PREFIXES'] || undefined)?.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  let defaultPrefixes: Promise<readonly string[]> | undefined;
+  const experimentPrefixes = (): Promise<readonly string[]> =>
+    configuredPrefixes !== undefined && configuredPrefixes.length > 0 ? Promise.resolve(configuredPrefixes) : (defaultPrefixes ??= marinPrefix().then((p) => [p]));
 
   let tempDir: string | undefined;
   let db: ControllerDatabase;
@@ -168,7 +209,6 @@ export async function startController(options: ControllerOptions = {}): Promise<
     db = openControllerDatabase(':memory:');
     bundleDir = join(tempDir, 'bundles');
   }
-  const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
   const identities = new IdentityStore(db);
   const state: ControllerState = new ControllerState({
     // Read only once ticking starts, after `auth` below exists.
@@ -216,6 +256,8 @@ export async function startController(options: ControllerOptions = {}): Promise<
           version: IRIS_VERSION,
           startedAtMs,
           autoscalerStatus: () => attachment?.status(),
+          experimentPrefixes,
+          allowedHosts: o.dashboardHosts ?? (process.env['IRIS_DASHBOARD_HOSTS'] || undefined)?.split(',').map((h) => h.trim()).filter((h) => h !== ''),
           isClosing: () => closing,
         }).catch((e: unknown) => {
           db.close();
@@ -226,7 +268,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     withMalformedRequests(ControllerServiceService),
     createControllerService({
       state,
-      bundles: new BundleStore(db, bundleDir),
+      bundles: new BundleStore(db, bundleDir, bundleLimits),
       wake,
       auth,
       identities,
@@ -252,7 +294,6 @@ export async function startController(options: ControllerOptions = {}): Promise<
     throw e;
   });
   const host = o.bind.slice(0, o.bind.lastIndexOf(':'));
-  if (host !== '127.0.0.1' && host !== 'localhost' && !authToken) warn(`serving on ${o.bind} without an auth token; set IRIS_AUTH_TOKEN`);
   if (o.autoTick) loop.start();
   const checkpointTimer =
     o.remoteStateDir && o.checkpointIntervalMs > 0
@@ -284,7 +325,9 @@ export async function startController(options: ControllerOptions = {}): Promise<
   };
   const handle: ControllerHandle = {
     address: `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    bindAddress: `${host}:${port}`,
     port,
+    dashboardBindAddress: dashboard?.bindAddress ?? null,
     dashboardUrl: dashboard?.url ?? null,
     authMode,
     bootstrapKeyFile,

@@ -43,6 +43,7 @@ export function applySupervisorReport(ctx: LifecycleContext, req: ReportAttemptR
   if (!terminal.includes(req.state)) throw new IrisError('IRIS_INVALID_ARGUMENT', `state: a supervisor reports SUCCEEDED, FAILED or KILLED, not ${TaskState[req.state] ?? req.state}`);
   const attempt = ctx.store.attemptByUid(req.attemptUid);
   if (!attempt || attempt.worker_id !== req.workerId) return;
+  if (!isLiveAttemptState(attempt.state)) return recordLateOutcome(ctx, attempt, req);
   applyObservation(ctx, attempt, {
     attemptUid: req.attemptUid,
     // Killed by its supervisor because the worker died or stalled: the worker's failure, not the task's.
@@ -53,6 +54,24 @@ export function applySupervisorReport(ctx: LifecycleContext, req: ReportAttemptR
     finishedAtMs: req.finishedAtMs,
     ports: {},
   });
+}
+
+/**
+ * A supervisor's report about an attempt the controller had already ended otherwise (it reaped the
+ * silent worker and ran the task again): terminal is final, so the attempt keeps its state and the
+ * task its course, but the truth is kept beside it (`late_state`), so the attempt history shows a
+ * body that ran to completion twice. Only the first such report counts; the job's state does not
+ * change, so no watcher is woken.
+ */
+function recordLateOutcome(ctx: LifecycleContext, attempt: AttemptRow, req: ReportAttemptRequest): void {
+  // Only an attempt the controller ended for lack of news can be contradicted; a KILLED report is the
+  // supervisor's own kill after losing its daemon, which WORKER_FAILED already says.
+  if (attempt.state !== TaskState.TASK_STATE_WORKER_FAILED || attempt.late_state !== TaskState.TASK_STATE_UNSPECIFIED) return;
+  if (req.state === TaskState.TASK_STATE_KILLED) return;
+  ctx.store.recordLateOutcome({ attempt_uid: attempt.attempt_uid, late_state: req.state, late_exit_code: req.exitCode, late_reported_at_ms: ctx.now });
+  ctx.warn(
+    `attempt ${attempt.task_id}:${attempt.attempt_id} on worker ${attempt.worker_id} was recorded ${TaskState[attempt.state]}, but its supervisor reports it ended ${TaskState[req.state]} (exit ${req.exitCode}); kept in its attempt history as a late outcome`,
+  );
 }
 
 function applyObservation(ctx: LifecycleContext, attempt: AttemptRow, obs: AttemptObservation): void {

@@ -151,4 +151,11 @@ export const MIGRATIONS: readonly string[] = [
     details TEXT NOT NULL
   );
   `,
+  // Late outcomes: what a task supervisor reported about an attempt the controller had already ended
+  // (a worker failure), so the attempt history shows work that ran twice.
+  `
+  ALTER TABLE attempts ADD COLUMN late_state INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE attempts ADD COLUMN late_exit_code INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE attempts ADD COLUMN late_reported_at_ms INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -21,6 +21,9 @@ function attemptView(a: AttemptRow): TaskAttempt {
     finishedAtMs: a.finished_at_ms,
     isWorkerFailure: a.is_worker_failure === 1,
     stopReason: a.stop_reason,
+    lateState: a.late_state,
+    lateExitCode: a.late_exit_code,
+    lateReportedAtMs: a.late_reported_at_ms,
   };
 }
 

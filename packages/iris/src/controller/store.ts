@@ -59,6 +59,10 @@ export interface AttemptRow {
   ports: string | null;
   /** The band stamped at assignment (a `PriorityBand` value; 0 for attempts older than bands). */
   priority_band: number;
+  /** A `TaskState` a supervisor reported after the attempt had already ended otherwise; 0 = none. */
+  late_state: number;
+  late_exit_code: number;
+  late_reported_at_ms: number;
 }
 
 /** A `user_budgets` row. */
@@ -136,6 +140,8 @@ export class ControllerStore {
       updateAttempt: p(`UPDATE attempts SET state = @state, stop_reason = @stop_reason, exit_code = @exit_code, error = @error,
         started_at_ms = @started_at_ms, finished_at_ms = @finished_at_ms, is_worker_failure = @is_worker_failure, usage = @usage,
         ports = @ports WHERE attempt_uid = @attempt_uid`),
+      recordLateOutcome: p(`UPDATE attempts SET late_state = @late_state, late_exit_code = @late_exit_code,
+        late_reported_at_ms = @late_reported_at_ms WHERE attempt_uid = @attempt_uid`),
       uidTaken: p('SELECT 1 FROM attempts WHERE attempt_uid = ?'),
       worker: p('SELECT * FROM workers WHERE worker_id = ?'),
       workers: p('SELECT * FROM workers ORDER BY registration_seq'),
@@ -261,6 +267,11 @@ export class ControllerStore {
 
   updateAttempt(row: AttemptRow): void {
     this.s('updateAttempt').run(row);
+  }
+
+  /** Keeps a supervisor's report about an attempt that had already ended otherwise; the attempt's own state stays. */
+  recordLateOutcome(row: Pick<AttemptRow, 'attempt_uid' | 'late_state' | 'late_exit_code' | 'late_reported_at_ms'>): void {
+    this.s('recordLateOutcome').run(row);
   }
 
   uidTaken(uid: string): boolean {

@@ -56,6 +56,28 @@ describe('ControllerState.reportAttempt (a supervisor speaking for its dead or s
     expect(h.state.reportAttempt(ReportAttemptRequest.fromPartial({ workerId: 'w2', attemptUid: h.uidOf('/alice/k/0'), state: TaskState.TASK_STATE_SUCCEEDED }))).toBe(false);
   });
 
+  it('keeps a late SUCCEEDED from a worker that was already failed over in the attempt history, without changing the task', () => {
+    const uid = running();
+    h.failReconcile('w1');
+    h.advance(2000);
+    h.failReconcile('w1'); // reaped: attempt 0 WORKER_FAILED, the task back to PENDING for another run
+    expect(h.state.store.attempt('/alice/j/0', 0)).toMatchObject({ state: TaskState.TASK_STATE_WORKER_FAILED, late_state: 0 });
+    const before = h.state.store.task('/alice/j/0');
+    report(uid, TaskState.TASK_STATE_SUCCEEDED, { exitCode: 0 });
+    expect(h.state.store.attempt('/alice/j/0', 0)).toMatchObject({
+      state: TaskState.TASK_STATE_WORKER_FAILED,
+      late_state: TaskState.TASK_STATE_SUCCEEDED,
+      late_exit_code: 0,
+    });
+    expect(h.state.store.task('/alice/j/0')).toEqual(before);
+    const seen = h.state.getTaskStatus('/alice/j/0').attempts[0];
+    expect(seen).toMatchObject({ state: TaskState.TASK_STATE_WORKER_FAILED, lateState: TaskState.TASK_STATE_SUCCEEDED, lateExitCode: 0 });
+    expect(seen?.lateReportedAtMs).toBeGreaterThan(0);
+    // A second report, or one from another worker, changes nothing.
+    report(uid, TaskState.TASK_STATE_FAILED, { exitCode: 3 });
+    expect(h.state.store.attempt('/alice/j/0', 0)).toMatchObject({ late_state: TaskState.TASK_STATE_SUCCEEDED });
+  });
+
   it('rejects a live state with IRIS_INVALID_ARGUMENT', () => {
     const uid = running();
     expect(() => report(uid, TaskState.TASK_STATE_RUNNING)).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));

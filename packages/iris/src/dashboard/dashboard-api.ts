@@ -5,6 +5,7 @@ import { autoscalerStatusToWire } from '../controller/cluster-service.js';
 import type { ControllerState } from '../controller/controller-state.js';
 import type { JobSortKey } from '../controller/job-listing.js';
 import { workerInfos } from '../controller/status-views.js';
+import { marinPrefix } from '@marin/rigging';
 import { IrisError } from '../errors.js';
 import { LogQuery } from '../gen/iris/v1/controller.js';
 import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
@@ -21,6 +22,7 @@ import type {
   TaskView,
   WorkersResponse,
 } from './api-types.js';
+import { servedPrefix } from './experiment-access.js';
 import { listExperiments, readExperimentView } from './experiment-files.js';
 
 /** What the JSON API needs from the controller: the same state the gRPC handlers use. */
@@ -32,6 +34,8 @@ export interface DashboardApiDeps {
   readonly startedAtMs: number;
   /** The autoscaler's status, as `GetAutoscalerStatus` reads it; undefined when the controller runs none. */
   readonly autoscalerStatus?: (() => AutoscalerStatus | undefined) | undefined;
+  /** The prefixes the experiments view may read, as configured. @default the local cluster's prefix (`marinPrefix()`) */
+  readonly experimentPrefixes?: (() => Promise<readonly string[]>) | undefined;
 }
 
 const JOB_STATES: readonly JobState[] = ['PENDING', 'BUILDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE'];
@@ -216,9 +220,14 @@ export function autoscaler(deps: DashboardApiDeps): AutoscalerResponse {
   };
 }
 
-/** `GET /api/experiments?prefix=`. */
-export async function experiments(params: URLSearchParams): Promise<ExperimentListResponse> {
-  const prefix = required(params, 'prefix');
+async function servedPrefixOf(deps: DashboardApiDeps, params: URLSearchParams): Promise<string> {
+  const allowed = deps.experimentPrefixes ? await deps.experimentPrefixes() : [await marinPrefix()];
+  return servedPrefix(required(params, 'prefix'), allowed);
+}
+
+/** `GET /api/experiments?prefix=`: only for a prefix the controller is configured with. */
+export async function experiments(deps: DashboardApiDeps, params: URLSearchParams): Promise<ExperimentListResponse> {
+  const prefix = await servedPrefixOf(deps, params);
   return { prefix, experiments: await listExperiments(prefix) };
 }
 
@@ -227,7 +236,7 @@ export async function experiments(params: URLSearchParams): Promise<ExperimentLi
  * remotely (a remote step's job is named after its label, `<name with "-" for "/">-<hash>`).
  */
 export async function experiment(deps: DashboardApiDeps, params: URLSearchParams): Promise<ExperimentView> {
-  const view = await readExperimentView(required(params, 'prefix'), required(params, 'file'));
+  const view = await readExperimentView(await servedPrefixOf(deps, params), required(params, 'file'));
   const find = deps.state.store.db.prepare('SELECT job_id, state FROM jobs WHERE instr(job_id, ?) > 0 ORDER BY seq DESC LIMIT 5');
   return {
     ...view,

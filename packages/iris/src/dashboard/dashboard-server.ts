@@ -16,6 +16,7 @@ import type { IdentityStore } from '../controller/identity-store.js';
 import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
 import { guardedDashboardStop, readLoginForm, whoAmI } from './dashboard-identity.js';
 import { DashboardSessions, loginPage } from './dashboard-sessions.js';
+import { allowedDashboardHosts, bindHostOf, hostHeaderName } from './dashboard-hosts.js';
 import { autoscaler, budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
 import type { DashboardApiDeps } from './dashboard-api.js';
 
@@ -23,6 +24,8 @@ import type { DashboardApiDeps } from './dashboard-api.js';
 export interface DashboardServerOptions extends DashboardApiDeps {
   /** `host:port` to serve on. */
   readonly bind: string;
+  /** Host names the dashboard answers to besides loopback and the bound host (a DNS name, a proxy's). @default [] */
+  readonly allowedHosts?: readonly string[] | undefined;
   /** The controller's shared token; when set (and not with per-user keys), every request must present it. */
   readonly authToken?: string | undefined;
   /** The controller's authentication; in `api-keys` mode the dashboard logs users in with their API key. */
@@ -37,8 +40,10 @@ export interface DashboardServerOptions extends DashboardApiDeps {
 
 /** A running dashboard server. */
 export interface DashboardHandle extends AsyncDisposable {
-  /** `http://<host>:<port>/`. */
+  /** `http://<host>:<port>/` (loopback for a wildcard bind). */
   readonly url: string;
+  /** Where it really listens, `host:port` (`0.0.0.0:8080` for all interfaces). */
+  readonly bindAddress: string;
   readonly port: number;
   /** Stops serving and ends open log streams. Idempotent. */
   close(): Promise<void>;
@@ -46,6 +51,8 @@ export interface DashboardHandle extends AsyncDisposable {
 
 const HTTP_STATUS: Readonly<Record<IrisErrorCode, number>> = {
   IRIS_INVALID_ARGUMENT: 400,
+  IRIS_BUNDLE_UNSAFE: 400,
+  IRIS_BUNDLE_TOO_LARGE: 413,
   IRIS_JOB_NOT_FOUND: 404,
   IRIS_NOT_FOUND: 404,
   IRIS_ALREADY_EXISTS: 409,
@@ -152,7 +159,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
         case '/api/autoscaler':
           return sendJson(res, 200, autoscaler(options));
         case '/api/experiments':
-          return sendJson(res, 200, await experiments(params));
+          return sendJson(res, 200, await experiments(options, params));
         case '/api/experiment':
           return sendJson(res, 200, await experiment(options, params));
       }
@@ -247,10 +254,16 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     return asset(res, url.pathname);
   };
 
+  const allowedHosts = allowedDashboardHosts(bindHostOf(options.bind), options.allowedHosts);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const handle = async () => {
       if (options.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+      const asked = hostHeaderName(req.headers.host);
+      if (asked === null || !allowedHosts.has(asked)) {
+        // DNS rebinding: a page elsewhere whose name now resolves here still sends its own name.
+        throw new IrisError('IRIS_INVALID_ARGUMENT', `Host "${(req.headers.host ?? '').slice(0, 100)}" is not a name this dashboard serves; add it with --dashboard-host`);
+      }
       if (sessions) return sessionRequest(req, res, url, sessions);
       const queryToken = url.searchParams.get('token');
       if (options.authToken !== undefined && queryToken !== null && tokenMatches(queryToken, options.authToken) && !url.pathname.startsWith('/api/')) {
@@ -295,5 +308,5 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     })();
     return closed;
   };
-  return { url: `http://${shownHost}:${port}/`, port, close, [Symbol.asyncDispose]: close };
+  return { url: `http://${shownHost}:${port}/`, bindAddress: `${host === '' ? '0.0.0.0' : host}:${port}`, port, close, [Symbol.asyncDispose]: close };
 }

@@ -1,5 +1,7 @@
 import { FloatValue, RiggingError, filesystemFor, parsePyJson, pyJsonDumps } from '@marin/rigging';
+import { IrisError } from '../errors.js';
 import type { ExperimentStepView, ExperimentSummary, ExperimentView, VersionChange } from './api-types.js';
+import { canonicalPrefix, isUnder, readSmallFile } from './experiment-access.js';
 
 /** Where the executor writes one JSON file per experiment run, under the prefix. */
 const EXPERIMENTS_DIR = 'experiments';
@@ -28,11 +30,12 @@ function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x) && !FloatValue.is(x) && !(x instanceof Map);
 }
 
+/** A bookkeeping file's text, or null when it is missing, unreadable, not regular or too large (best effort). */
 async function readOrNull(url: string): Promise<string | null> {
   try {
-    return await filesystemFor(url).readText(url);
+    return await readSmallFile(url, lastSegment(url));
   } catch (e) {
-    if (RiggingError.is(e)) return null;
+    if (RiggingError.is(e) || IrisError.is(e)) return null;
     throw e;
   }
 }
@@ -91,6 +94,7 @@ export function diffVersions(before: unknown, after: unknown): VersionChange[] {
  */
 export async function listExperiments(prefix: string): Promise<ExperimentSummary[]> {
   const dir = join(prefix, EXPERIMENTS_DIR);
+  // ls never opens an entry, so a FIFO or device among them costs nothing; each read below checks.
   const fs = filesystemFor(dir);
   let entries;
   try {
@@ -123,15 +127,16 @@ async function readExperiment(url: string): Promise<Record<string, unknown> | nu
   const text = await readOrNull(url);
   if (text === null) return null;
   const doc = parsePyJson(text);
-  return isRecord(doc) ? doc : null;
+  return isRecord(doc) && Array.isArray(doc['steps']) ? doc : null;
 }
 
 /**
  * The previous run of a step: among its output path's siblings named `<last name segment>-<6 hex>`
  * whose `.executor_info` has the same step name, the one written last.
  */
-async function previousRun(outputPath: string, name: string): Promise<{ path: string; version: unknown } | null> {
+async function previousRun(outputPath: string, name: string, canonical: string): Promise<{ path: string; version: unknown } | null> {
   const parent = parentOf(outputPath);
+  if (!isUnder(parent, canonical)) return null;
   const fs = filesystemFor(parent);
   let entries;
   try {
@@ -167,16 +172,30 @@ async function previousRun(outputPath: string, name: string): Promise<{ path: st
   return null;
 }
 
+/** An experiment file's name as the API takes it: one path segment ending in `.json`. */
+const EXPERIMENT_FILE = /^[^/\\\0]+\.json$/;
+
 /**
  * One experiment file drawn as a DAG: each step with its status (from `.executor_status`), output
  * path, dependencies (as step indexes) and its version diff against the previous run of the step.
- * @throws {RiggingError} RIGGING_NOT_FOUND when the file does not exist.
+ * `prefix` is one the controller serves; step files outside it are never read.
+ * @throws {IrisError} IRIS_NOT_FOUND when the file does not exist; IRIS_INVALID_ARGUMENT for a name
+ *   that is not `<name>.json`, a file that is not regular, too large, or not an experiment file
  */
 export async function readExperimentView(prefix: string, file: string): Promise<ExperimentView> {
-  const url = join(join(prefix, EXPERIMENTS_DIR), lastSegment(file));
-  const text = await filesystemFor(url).readText(url);
-  const doc = parsePyJson(text);
-  const rawSteps = isRecord(doc) && Array.isArray(doc['steps']) ? doc['steps'].filter(isRecord) : [];
+  if (!EXPERIMENT_FILE.test(file) || file.startsWith('.')) throw new IrisError('IRIS_INVALID_ARGUMENT', `file "${file.slice(0, 200)}" is not an experiment file name (<name>.json)`);
+  const url = join(join(prefix, EXPERIMENTS_DIR), file);
+  const text = await readSmallFile(url, file);
+  if (text === null) throw new IrisError('IRIS_NOT_FOUND', `no experiment file "${file}" under the prefix`);
+  let doc: unknown;
+  try {
+    doc = parsePyJson(text);
+  } catch (e) {
+    throw new IrisError('IRIS_INVALID_ARGUMENT', `experiment file "${file}" is not JSON`, { cause: e });
+  }
+  if (!isRecord(doc) || !Array.isArray(doc['steps'])) throw new IrisError('IRIS_INVALID_ARGUMENT', `"${file}" is not an experiment file (no "steps" list)`);
+  const canonical = canonicalPrefix(prefix);
+  const rawSteps = doc['steps'].filter(isRecord);
   const byOutput = new Map<string, number>();
   rawSteps.forEach((s, i) => {
     if (typeof s['output_path'] === 'string') byOutput.set(s['output_path'].replace(/\/+$/, ''), i);
@@ -186,9 +205,11 @@ export async function readExperimentView(prefix: string, file: string): Promise<
       const name = typeof s['name'] === 'string' ? s['name'] : `step ${index}`;
       const outputPath = typeof s['output_path'] === 'string' ? s['output_path'].replace(/\/+$/, '') : '';
       const deps = Array.isArray(s['dependencies']) ? s['dependencies'].filter((d): d is string => typeof d === 'string') : [];
+      // Only the prefix's own outputs are read: a step may name any path, the dashboard reads none elsewhere.
+      const readable = outputPath !== '' && isUnder(outputPath, canonical);
       const [status, previous] = await Promise.all([
-        outputPath === '' ? null : readOrNull(join(outputPath, STATUS_FILE)).then(parseStepStatus),
-        outputPath === '' ? null : previousRun(outputPath, name),
+        readable ? readOrNull(join(outputPath, STATUS_FILE)).then(parseStepStatus) : null,
+        readable ? previousRun(outputPath, name, canonical) : null,
       ]);
       return {
         index,
@@ -204,10 +225,10 @@ export async function readExperimentView(prefix: string, file: string): Promise<
     }),
   );
   return {
-    file: lastSegment(file),
+    file,
     prefix,
-    createdDate: isRecord(doc) && typeof doc['created_date'] === 'string' ? doc['created_date'] : null,
-    callerPath: isRecord(doc) && typeof doc['caller_path'] === 'string' ? doc['caller_path'] : null,
+    createdDate: typeof doc['created_date'] === 'string' ? doc['created_date'] : null,
+    callerPath: typeof doc['caller_path'] === 'string' ? doc['caller_path'] : null,
     steps,
   };
 }

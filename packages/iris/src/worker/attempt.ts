@@ -42,8 +42,11 @@ export interface AttemptContext {
   attributes: Readonly<Record<string, string | number>>;
   tpu?: { name: string; workerId: number; acceleratorType: string } | undefined;
   termTimeoutMs: number;
-  /** A task's supervisor kills it when the daemon has not renewed the lease for this long. */
-  taskLeaseMs: number;
+  /**
+   * A task's supervisor kills it when the daemon has not renewed the lease for this long: the
+   * configured lease, clamped well below the controller's liveness grace (`StartFence.taskLeaseMs`).
+   */
+  taskLeaseMs: () => number;
   /** The last wall-clock time at which a task may be started (the worker's start fence, invariant 15). */
   startByMs: () => number;
   /** How long a supervisor keeps trying to tell the controller an outcome the daemon could not. */
@@ -239,7 +242,7 @@ export class Attempt implements ReconcilableAttempt {
           workerId: this.#ctx.workerId,
           attemptUid: this.uid,
           controllerAddress: this.#ctx.controllerAddress,
-          leaseMs: this.#ctx.taskLeaseMs,
+          leaseMs: this.#ctx.taskLeaseMs(),
           startByMs,
           reportTimeoutMs: this.#ctx.supervisorReportTimeoutMs,
         },
@@ -284,7 +287,7 @@ export class Attempt implements ReconcilableAttempt {
         } catch (e) {
           // An unknown bundle or an archive that does not verify is the job's fault and fails it at
           // once; an unreachable controller or a full disk is the worker's and is retried elsewhere.
-          const jobFault = IrisError.hasCode(e, 'IRIS_NOT_FOUND') || IrisError.hasCode(e, 'IRIS_INVALID_ARGUMENT');
+          const jobFault = IrisError.is(e) && ['IRIS_NOT_FOUND', 'IRIS_INVALID_ARGUMENT', 'IRIS_BUNDLE_UNSAFE', 'IRIS_BUNDLE_TOO_LARGE'].includes(e.code);
           const reason = IrisError.hasCode(e, 'IRIS_NOT_FOUND') ? 'the controller does not have it' : (e as Error).message;
           await this.#finish(jobFault ? 'FAILED' : 'WORKER_FAILED', jobFault ? 1 : 0, `cannot fetch bundle "${this.spec.bundleId}": ${reason}`);
           return 'ended';

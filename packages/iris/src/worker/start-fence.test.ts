@@ -30,9 +30,26 @@ describe('StartFence', () => {
     expect(fence.startByMs()).toBe(59_000);
   });
 
-  it('sets aside at most half the grace when the task lease is longer', () => {
-    const fence = new StartFence({ taskLeaseMs: 10_000 });
-    fence.reconciled({ acceptedWorkerTimeMs: 50_000, livenessGraceMs: 1500 });
-    expect(fence.startByMs()).toBe(50_750);
+  it('clamps a task lease that is not well below the grace to a third of it, warning once per grace', () => {
+    const warnings: string[] = [];
+    const fence = new StartFence({ taskLeaseMs: 10_000, warn: (m) => warnings.push(m) });
+    expect(fence.taskLeaseMs()).toBe(10_000); // no bound known yet
+    fence.reconciled({ acceptedWorkerTimeMs: 50_000, livenessGraceMs: 4000 });
+    expect(fence.taskLeaseMs()).toBe(1333);
+    expect(fence.startByMs()).toBe(50_000 + 4000 - 1333);
+    fence.reconciled({ acceptedWorkerTimeMs: 51_000, livenessGraceMs: 4000 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('IRIS_TASK_LEASE_MS');
+    fence.reconciled({ acceptedWorkerTimeMs: 52_000, livenessGraceMs: 60_000 });
+    expect(fence.taskLeaseMs()).toBe(10_000);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('keeps a lease that is already well below the grace', () => {
+    const warnings: string[] = [];
+    const fence = new StartFence({ taskLeaseMs: 1000, warn: (m) => warnings.push(m) });
+    fence.reconciled({ acceptedWorkerTimeMs: 0, livenessGraceMs: 4000 });
+    expect(fence.taskLeaseMs()).toBe(1000);
+    expect(warnings).toEqual([]);
   });
 });

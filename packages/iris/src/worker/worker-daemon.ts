@@ -8,6 +8,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { ExponentialBackoff } from '@marin/rigging';
 import { z } from 'zod';
 import { BundleCache } from '../bundle/bundle-cache.js';
+import { resolveBundleLimits } from '../bundle/bundle-limits.js';
 import { EnvironmentCache } from '../bundle/environment-cache.js';
 import { IrisError } from '../errors.js';
 import { WorkerServiceService } from '../gen/iris/v1/worker.js';
@@ -152,7 +153,7 @@ class WorkerDaemon implements WorkerHandle {
       attributes: this.attributes,
       tpu: this.#device.tpu,
       termTimeoutMs: config.termTimeoutMs,
-      taskLeaseMs: config.taskLeaseMs,
+      taskLeaseMs: () => this.#fence.taskLeaseMs(),
       startByMs: () => this.#fence.startByMs(),
       supervisorReportTimeoutMs: config.supervisorReportTimeoutMs,
       usageIntervalMs: config.usageIntervalMs,
@@ -161,6 +162,7 @@ class WorkerDaemon implements WorkerHandle {
         dir: join(config.cacheDir, 'bundles'),
         fetch: (id) => link.fetchBundle(id),
         maxEntries: config.bundleCacheEntries,
+        limits: resolveBundleLimits(config.bundleLimits),
       }),
       environments: new EnvironmentCache({ cacheDir: config.cacheDir, termTimeoutMs: config.termTimeoutMs }),
       logs,

@@ -77,6 +77,11 @@ export const WorkerOptionsSchema = z.object({
   minFreeDiskBytes: z.number().int().nonnegative().default(64 * 1024 * 1024),
   /** Extracted bundles kept in the cache. @default 16 */
   bundleCacheEntries: z.number().int().positive().default(16),
+  /**
+   * Caps on a bundle archive's inflated bytes and entry count, checked while it is extracted.
+   * @default `IRIS_BUNDLE_MAX_INFLATED_BYTES` / `IRIS_BUNDLE_MAX_ENTRIES`, else 1 GiB and 100,000
+   */
+  bundleLimits: z.object({ maxInflatedBytes: z.number().int().positive(), maxEntries: z.number().int().positive() }).partial().optional(),
 });
 
 /** What callers pass to `startWorker`. */

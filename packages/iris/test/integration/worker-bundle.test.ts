@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BundleCache } from '../../src/bundle/bundle-cache.js';
 import { readBundleArchive, verifyBundleArchive } from '../../src/bundle/bundle-archive.js';
-import { bundleIdOf } from '../../src/bundle/bundle-manifest.js';
+import { bundleFileOf, bundleIdOf } from '../../src/bundle/bundle-manifest.js';
+import { craftedTarGz, zeroBombTarGz } from '../helpers/crafted-tar.js';
 import { createBundle } from '../../src/bundle/create-bundle.js';
 
 let dir: string;
@@ -139,6 +140,23 @@ describe('BundleCache', () => {
     await expect(cache.acquire(wrongId)).rejects.toMatchObject({ code: 'IRIS_INVALID_ARGUMENT' });
     await expect(stat(join(dir, 'cache', wrongId))).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(cache.acquire('not-an-id')).rejects.toMatchObject({ code: 'IRIS_INVALID_ARGUMENT' });
+  });
+
+  it('stops a decompression bomb at its inflated-bytes cap while extracting, leaving no tree behind', async () => {
+    const bomb = zeroBombTarGz('big', 1024 * 1024 * 1024);
+    const id = 'b'.repeat(64); // refused long before any id could be checked
+    const cache = new BundleCache({ dir: join(dir, 'cache'), fetch: async () => bomb, limits: { maxInflatedBytes: 8 * 1024 * 1024 } });
+    await expect(cache.acquire(id)).rejects.toMatchObject({ code: 'IRIS_BUNDLE_TOO_LARGE', details: { limit: 'inflated-bytes' } });
+    expect(await readdir(join(dir, 'cache'))).toEqual([]);
+  });
+
+  it('extracts setuid/setgid files with the plain mode the id records', async () => {
+    const archive = craftedTarGz([{ path: 'bin/tool', body: '#!/bin/sh\n', mode: 0o6755 }]);
+    const id = bundleIdOf([bundleFileOf('bin/tool', Buffer.from('#!/bin/sh\n'), 0o755)]);
+    const cache = new BundleCache({ dir: join(dir, 'cache'), fetch: async () => archive });
+    const lease = await cache.acquire(id);
+    expect((await stat(join(lease.path, 'bin/tool'))).mode & 0o7777).toBe(0o755);
+    await lease.release();
   });
 
   it('evicts the least recently used tree beyond its size, never one in use', async () => {

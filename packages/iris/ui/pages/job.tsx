@@ -198,6 +198,7 @@ function TaskRow({ task: t }: { task: TaskView }) {
             <td class="reason">
               {a.isWorkerFailure ? 'worker failure: ' : ''}
               {a.error}
+              {a.lateOutcome !== null ? ` · reported later: ended ${a.lateOutcome.state} (exit ${a.lateOutcome.exitCode}); the task ran again` : ''}
             </td>
           </tr>
         ))}

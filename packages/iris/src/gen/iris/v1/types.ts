@@ -727,6 +727,15 @@ export interface TaskAttempt {
   finishedAtMs: number;
   isWorkerFailure: boolean;
   stopReason: StopReason;
+  /**
+   * How the attempt really ended, reported by its task supervisor after the controller had already
+   * recorded another end (a worker failure when its worker went silent): SUCCEEDED here on a
+   * WORKER_FAILED attempt means the body ran to completion although the task was run again.
+   * UNSPECIFIED when no such report came.
+   */
+  lateState: TaskState;
+  lateExitCode: number;
+  lateReportedAtMs: number;
 }
 
 export interface TaskStatus {
@@ -3539,6 +3548,9 @@ function createBaseTaskAttempt(): TaskAttempt {
     finishedAtMs: 0,
     isWorkerFailure: false,
     stopReason: 0,
+    lateState: 0,
+    lateExitCode: 0,
+    lateReportedAtMs: 0,
   };
 }
 
@@ -3576,6 +3588,15 @@ export const TaskAttempt: MessageFns<TaskAttempt> = {
     }
     if (message.stopReason !== 0) {
       writer.uint32(88).int32(message.stopReason);
+    }
+    if (message.lateState !== 0) {
+      writer.uint32(96).int32(message.lateState);
+    }
+    if (message.lateExitCode !== 0) {
+      writer.uint32(104).int32(message.lateExitCode);
+    }
+    if (message.lateReportedAtMs !== 0) {
+      writer.uint32(112).int64(message.lateReportedAtMs);
     }
     return writer;
   },
@@ -3681,6 +3702,30 @@ export const TaskAttempt: MessageFns<TaskAttempt> = {
             message.stopReason = reader.int32() as any;
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.lateState = reader.int32() as any;
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.lateExitCode = reader.int32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.lateReportedAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3742,6 +3787,21 @@ export const TaskAttempt: MessageFns<TaskAttempt> = {
         : isSet(object.stop_reason)
         ? stopReasonFromJSON(object.stop_reason)
         : 0,
+      lateState: isSet(object.lateState)
+        ? taskStateFromJSON(object.lateState)
+        : isSet(object.late_state)
+        ? taskStateFromJSON(object.late_state)
+        : 0,
+      lateExitCode: isSet(object.lateExitCode)
+        ? globalThis.Number(object.lateExitCode)
+        : isSet(object.late_exit_code)
+        ? globalThis.Number(object.late_exit_code)
+        : 0,
+      lateReportedAtMs: isSet(object.lateReportedAtMs)
+        ? globalThis.Number(object.lateReportedAtMs)
+        : isSet(object.late_reported_at_ms)
+        ? globalThis.Number(object.late_reported_at_ms)
+        : 0,
     };
   },
 
@@ -3780,6 +3840,15 @@ export const TaskAttempt: MessageFns<TaskAttempt> = {
     if (message.stopReason !== 0) {
       obj.stopReason = stopReasonToJSON(message.stopReason);
     }
+    if (message.lateState !== 0) {
+      obj.lateState = taskStateToJSON(message.lateState);
+    }
+    if (message.lateExitCode !== 0) {
+      obj.lateExitCode = Math.round(message.lateExitCode);
+    }
+    if (message.lateReportedAtMs !== 0) {
+      obj.lateReportedAtMs = Math.round(message.lateReportedAtMs);
+    }
     return obj;
   },
 
@@ -3799,6 +3868,9 @@ export const TaskAttempt: MessageFns<TaskAttempt> = {
     message.finishedAtMs = object.finishedAtMs ?? 0;
     message.isWorkerFailure = object.isWorkerFailure ?? false;
     message.stopReason = object.stopReason ?? 0;
+    message.lateState = object.lateState ?? 0;
+    message.lateExitCode = object.lateExitCode ?? 0;
+    message.lateReportedAtMs = object.lateReportedAtMs ?? 0;
     return message;
   },
 };
