@@ -12,6 +12,7 @@ describe('parseDownloadConfig()', () => {
       hf_repo_type_prefix: 'datasets',
       max_parallelism: 8,
       read_timeout_seconds: 120,
+      min_speed_kib_per_second: 128,
       read_chunk_size_mib: 8,
       source_url_override: null,
       hub_url: null,

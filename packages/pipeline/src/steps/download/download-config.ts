@@ -26,6 +26,11 @@ export const DownloadConfigSchema = z
     max_parallelism: z.number().int().positive().default(8),
     /** Longest wait for the response or for the next chunk of a body. @default 120 */
     read_timeout_seconds: z.number().positive().default(120),
+    /**
+     * Slowest average speed tolerated, in KiB/s: a file may take twice `read_timeout_seconds` plus its
+     * size at this speed (a listing page, its 16 MiB cap at this speed), then fails without retry. @default 128
+     */
+    min_speed_kib_per_second: z.number().positive().default(128),
     /** Bytes buffered between the source and the output, in MiB. @default 8 */
     read_chunk_size_mib: z.number().positive().default(8),
     /** Copy from this directory (local path or any rigging URL) instead of the hub. @default null */
