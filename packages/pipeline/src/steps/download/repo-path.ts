@@ -27,7 +27,6 @@ export function unsafePathReason(path: string): string | null {
   if (path === '') return 'the path is empty';
   if (path.startsWith('/')) return 'the path is absolute';
   if (path.includes('\\')) return 'the path contains a backslash';
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(path)) return 'the path contains a NUL or control character';
   for (const segment of path.split('/')) {
     if (segment === '') return 'the path has an empty segment';
