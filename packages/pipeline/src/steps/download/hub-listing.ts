@@ -124,7 +124,8 @@ function fileOf(entry: unknown, url: string): { path: string; size: number } | n
   if (type === 'directory') return null;
   if (type !== 'file') throw invalid(`listing entry ${JSON.stringify(path)} has type ${JSON.stringify(type)}, not "file" or "directory"`, { url, path });
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
-    throw invalid(`listing entry ${JSON.stringify(path)} has no valid size (${JSON.stringify(size)}); the hub always lists one`, { url, path, size });
+    const said = size === undefined ? 'no size' : `size ${JSON.stringify(size)}, not a byte count`;
+    throw invalid(`listing entry ${JSON.stringify(path)} has ${said}; the hub lists a size for every file`, { url, path, size: size ?? null });
   }
   return { path, size };
 }
