@@ -109,6 +109,7 @@ describe('a hostile hub listing', () => {
     '.Executor_Status',
     '.artifact.json',
     'provenance.json',
+    'test_write_access',
   ])('refuses the bookkeeping name %j before writing anything', async (path) => {
     await using server = await hostileHub({ entries: [await readme(), fileEntry(path)] });
     const err = await failure(download(cfg(server), ctxFor(out), deps()));

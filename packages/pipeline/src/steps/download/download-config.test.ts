@@ -19,6 +19,13 @@ describe('parseDownloadConfig()', () => {
     });
   });
 
+  it.each(['../x', '/abs', 'a//b'])('refuses revision %j as a directory name with append_sha_to_path', (revision) => {
+    expect(() => parseDownloadConfig({ hf_dataset_id: 'org/ds', revision, append_sha_to_path: true })).toThrow(
+      expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: { issues: [expect.objectContaining({ path: ['revision'] })] } }),
+    );
+    expect(parseDownloadConfig({ hf_dataset_id: 'org/ds', revision }).revision).toBe(revision);
+  });
+
   it('requires a revision for a hub download', () => {
     expect(() => parseDownloadConfig({ hf_dataset_id: 'org/ds' })).toThrow(
       expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: { issues: [expect.objectContaining({ path: ['revision'] })] } }),

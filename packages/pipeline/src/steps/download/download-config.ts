@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PipelineError } from '../../errors.js';
+import { unsafePathReason } from './repo-path.js';
 
 /** The hub used when neither the config's `hub_url` nor `$HF_ENDPOINT` names one. */
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
@@ -44,6 +45,10 @@ export const DownloadConfigSchema = z
     }
     if (c.append_sha_to_path && c.revision === null) {
       ctx.addIssue({ code: 'custom', path: ['revision'], message: 'append_sha_to_path needs a revision' });
+    }
+    const revisionDir = c.append_sha_to_path && c.revision !== null ? unsafePathReason(c.revision) : null;
+    if (revisionDir !== null) {
+      ctx.addIssue({ code: 'custom', path: ['revision'], message: `with append_sha_to_path the revision is a directory name, but ${revisionDir.replace('the path', 'it')}` });
     }
   });
 

@@ -23,6 +23,7 @@ describe('bookkeepingCollision()', () => {
     ['.metrics/success-part-00000-of-00001.jsonl', '.metrics'],
     ['.artifact.json', '.artifact.json'],
     ['Provenance.json', 'provenance.json'],
+    ['test_write_access', 'test_write_access'],
   ])('finds %j colliding with %j', (path, name) => {
     expect(bookkeepingCollision(path)).toBe(name);
   });

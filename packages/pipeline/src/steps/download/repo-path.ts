@@ -4,11 +4,11 @@ import type { SourceFile } from './source-file.js';
 /**
  * First path segments a repository file may not have, compared case-insensitively (so a
  * case-insensitive filesystem cannot fold `.Executor_Status` onto the real one): the download
- * step's own completion markers and provenance, and the executor's artifact file. Every name
- * starting with `.executor_` (status, lease, info, and whatever the executor adds later) is
- * refused too, see {@link bookkeepingCollision}.
+ * step's own completion markers, provenance and write probe, and the executor's artifact file.
+ * Every name starting with `.executor_` (status, lease, info, and whatever the executor adds later)
+ * is refused too, see {@link bookkeepingCollision}.
  */
-export const RESERVED_TOP_LEVEL_NAMES: readonly string[] = ['.metrics', 'provenance.json', '.artifact.json'];
+export const RESERVED_TOP_LEVEL_NAMES: readonly string[] = ['.metrics', 'provenance.json', 'test_write_access', '.artifact.json'];
 
 const EXECUTOR_PREFIX = '.executor_';
 
