@@ -34,7 +34,7 @@ export type HubFault = { path: string; times?: number } & (
       kind: 'stall';
     }
   | {
-      /** Announce the full length, then send the file one byte every `intervalMs`. */
+      /** Announce the full length, then send the file (or the listing page) one byte every `intervalMs`. */
       kind: 'trickle';
       intervalMs: number;
     }
@@ -108,6 +108,28 @@ interface TreeEntry {
   path: string;
 }
 
+/** Writes `data` (length announced) one byte every `intervalMs`, then ends; stops if the client goes. */
+function trickle(res: ServerResponse, data: Buffer, intervalMs: number): void {
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent >= data.length) {
+      clearInterval(timer);
+      res.end();
+      return;
+    }
+    res.write(data.subarray(sent, ++sent));
+  }, intervalMs);
+  res.on('close', () => clearInterval(timer));
+}
+
+/** A 200 listing page, sent at once or trickled when `fault` says so. */
+function sendPage(res: ServerResponse, page: unknown, headers: Record<string, string>, fault: HubFault | null): void {
+  if (fault?.kind !== 'trickle') return sendJson(res, 200, page, headers);
+  const data = Buffer.from(JSON.stringify(page));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': data.length, ...headers });
+  trickle(res, data, fault.intervalMs);
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const data = Buffer.from(JSON.stringify(body));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': data.length, ...headers });
@@ -173,7 +195,7 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
     return hit.fault;
   };
 
-  const serveHostileTree = (res: ServerResponse, listing: HostileListing, query: URLSearchParams, pathname: string): void => {
+  const serveHostileTree = (res: ServerResponse, listing: HostileListing, query: URLSearchParams, pathname: string, fault: HubFault | null): void => {
     const cursor = Number(query.get('cursor') ?? '0') || 0;
     const page = listing.entries.slice(cursor, cursor + pageSize);
     const more = cursor + pageSize < listing.entries.length;
@@ -188,7 +210,7 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
     } else if (listing.next !== undefined) {
       link = listing.next.url;
     }
-    sendJson(res, 200, page, link === null ? {} : { link: `<${link}>; rel="next"` });
+    sendPage(res, page, link === null ? {} : { link: `<${link}>; rel="next"` }, fault);
   };
 
   const serveHostileBody = (req: IncomingMessage, res: ServerResponse, listing: HostileListing): void => {
@@ -197,8 +219,15 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const serveTree = async (res: ServerResponse, kind: string, rest: string, query: URLSearchParams, pathname: string): Promise<void> => {
-    if (opts.listing !== undefined) return serveHostileTree(res, opts.listing, query, pathname);
+  const serveTree = async (
+    res: ServerResponse,
+    kind: string,
+    rest: string,
+    query: URLSearchParams,
+    pathname: string,
+    fault: HubFault | null,
+  ): Promise<void> => {
+    if (opts.listing !== undefined) return serveHostileTree(res, opts.listing, query, pathname, fault);
     const at = rest.indexOf('/tree/');
     if (at < 0) return notFound(res, 'EntryNotFound', 'unknown api path');
     const repoId = rest.slice(0, at);
@@ -219,7 +248,7 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
       next.set('cursor', String(cursor + pageSize));
       headers['link'] = `<${baseUrl}${pathname}?${next.toString()}>; rel="next"`;
     }
-    sendJson(res, 200, page, headers);
+    sendPage(res, page, headers, fault);
   };
 
   const serveFile = async (req: IncomingMessage, res: ServerResponse, repoAndRest: string, fault: HubFault | null): Promise<void> => {
@@ -254,20 +283,7 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
       res.write(buf, () => res.socket?.destroy());
       return;
     }
-    if (fault?.kind === 'trickle') {
-      const data = await readFile(file);
-      let sent = 0;
-      const timer = setInterval(() => {
-        if (sent >= data.length) {
-          clearInterval(timer);
-          res.end();
-          return;
-        }
-        res.write(data.subarray(sent, ++sent));
-      }, fault.intervalMs);
-      res.on('close', () => clearInterval(timer));
-      return;
-    }
+    if (fault?.kind === 'trickle') return trickle(res, await readFile(file), fault.intervalMs);
     createReadStream(file).pipe(res);
   };
 
@@ -308,7 +324,7 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
     }
     const segments = path.split('/').filter((s) => s !== '');
     if (segments[0] === 'api' && REPO_KINDS.has(segments[1] ?? '')) {
-      return serveTree(res, segments[1] ?? '', segments.slice(2).join('/'), parsed.searchParams, parsed.pathname);
+      return serveTree(res, segments[1] ?? '', segments.slice(2).join('/'), parsed.searchParams, parsed.pathname, fault);
     }
     const typed = segments[0] === 'datasets' || segments[0] === 'spaces';
     return serveFile(req, res, segments.slice(typed ? 1 : 0).join('/'), fault);

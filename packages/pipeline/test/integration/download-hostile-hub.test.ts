@@ -262,6 +262,16 @@ describe('a hostile hub: slow answers', () => {
     expect(waits).toEqual([]);
     expect(await filesUnder(tmp)).toEqual([]);
   }, 20_000);
+
+  it('cuts off a listing page trickling at one byte per interval at its total deadline, without retrying', async () => {
+    await using server = await startHubServer({ root: FIXTURES, faults: [{ path: TREE, kind: 'trickle', intervalMs: 100 }] });
+    // The page is over 1 KB: minutes at this pace. Its deadline is 2 × 1 s + its 16 MiB cap at 16 GiB/s.
+    const err = await failure(download(cfg(server, { read_timeout_seconds: 1, min_speed_kib_per_second: 16 * 1024 * 1024 }), ctxFor(out), deps()));
+    expect(err).toMatchObject({ code: 'PIPELINE_HUB_UNAVAILABLE', retryable: false, details: { deadlineMs: 2_001 } });
+    expect(server.requests.filter((r) => r.path === TREE)).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(await filesUnder(tmp)).toEqual([]);
+  }, 20_000);
 });
 
 describe('source_url_override and symlinks', () => {
