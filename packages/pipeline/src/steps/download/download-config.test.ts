@@ -69,4 +69,8 @@ describe('hubUrlOf()', () => {
     expect(hubUrlOf(cfg, {})).toBe(DEFAULT_HUB_URL);
     expect(hubUrlOf(cfg, { HF_ENDPOINT: '' })).toBe(DEFAULT_HUB_URL);
   });
+
+  it.each(['not a url', 'file:///etc', 'ftp://hub'])('refuses HF_ENDPOINT %j with PIPELINE_CONFIG_INVALID', (endpoint) => {
+    expect(() => hubUrlOf(cfg, { HF_ENDPOINT: endpoint })).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: expect.objectContaining({ field: 'HF_ENDPOINT' }) }));
+  });
 });

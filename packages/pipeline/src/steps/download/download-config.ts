@@ -73,8 +73,16 @@ export function parseDownloadConfig(input: unknown): DownloadConfig {
   );
 }
 
-/** The hub base URL without a trailing slash: the config's, else `env.HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}. */
+/**
+ * The hub base URL without a trailing slash: the config's, else `env.HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}.
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID if `HF_ENDPOINT` is not an http(s) URL.
+ */
 export function hubUrlOf(config: DownloadConfig, env: Readonly<Record<string, string | undefined>>): string {
   const url = config.hub_url ?? (env['HF_ENDPOINT'] || DEFAULT_HUB_URL);
+  if (!/^https?:$/.test(URL.parse(url)?.protocol ?? '')) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', `HF_ENDPOINT ${JSON.stringify(url)} is not an http(s) URL`, {
+      details: { field: 'HF_ENDPOINT', issues: [{ path: ['HF_ENDPOINT'], message: 'not an http(s) URL' }] },
+    });
+  }
   return url.replace(/\/+$/, '');
 }
