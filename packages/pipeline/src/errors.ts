@@ -23,6 +23,10 @@ export type PipelineErrorCode =
   | 'PIPELINE_HUB_UNAVAILABLE'
   /** A downloaded file's byte count differs from the listing. */
   | 'PIPELINE_SIZE_MISMATCH'
+  /** A listed file path would land outside the output or on its bookkeeping (`..`, absolute, `.executor_*`, …), or an override symlink points out of its directory. */
+  | 'PIPELINE_UNSAFE_PATH'
+  /** The hub's tree listing is malformed or unbounded: not an array, an entry without a size, a looping, foreign or endless `Link`, an oversized page. */
+  | 'PIPELINE_HUB_LISTING_INVALID'
   /** A token cache on disk is missing, unfinished or malformed. */
   | 'PIPELINE_CACHE_INVALID'
   /** A Python environment or Levanter job could not start or failed. */

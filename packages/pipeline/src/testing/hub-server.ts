@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { open, readFile, readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +29,39 @@ export type HubFault = { path: string; times?: number } & (
       kind: 'reset';
       afterBytes: number;
     }
+  | {
+      /** Send the headers (200) and then nothing, holding the connection open: a stalled listing or body. */
+      kind: 'stall';
+    }
+  | {
+      /** Announce the full length, then send the file (or the listing page) one byte every `intervalMs`. */
+      kind: 'trickle';
+      intervalMs: number;
+    }
+  | {
+      /** Answer `302 Found` with `Location: <location>` (an absolute URL, e.g. on another server). */
+      kind: 'redirect';
+      location: string;
+    }
 );
+
+/**
+ * A hostile (or broken) hub's tree listing, served for every tree request instead of the fixture's.
+ * `entries` are sent as they are, so they may hold traversal paths, reserved names, missing sizes or
+ * anything else JSON can say.
+ */
+export interface HostileListing {
+  /** Raw tree entries, paged by `pageSize`. */
+  entries: readonly unknown[];
+  /**
+   * What the `Link: rel="next"` of the last page names: nothing (absent); `'loop'`, the first page
+   * again; `'endless'`, a new cursor on every page forever (pages past the entries are empty); or
+   * `{ url }`, that absolute URL (another origin, say). @default none
+   */
+  next?: 'loop' | 'endless' | { url: string };
+  /** Body of every resolve (or other non-API) request the fixture has no file for. @default "hostile\n" */
+  body?: string;
+}
 
 /** One request the hub server received. */
 export interface HubRequest {
@@ -54,6 +86,8 @@ export interface StartHubServerOptions {
   pageSize?: number;
   /** When set, requests without `Authorization: Bearer <token>` get 401, as for a gated repository. @default none */
   token?: string;
+  /** Play a hostile hub: this listing for every tree request, its `body` for unknown files. @default none */
+  listing?: HostileListing;
 }
 
 /** A running hub stand-in; `close()` (or `await using`) stops it and waits for its connections. */
@@ -72,6 +106,28 @@ interface TreeEntry {
   oid: string;
   size: number;
   path: string;
+}
+
+/** Writes `data` (length announced) one byte every `intervalMs`, then ends; stops if the client goes. */
+function trickle(res: ServerResponse, data: Buffer, intervalMs: number): void {
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent >= data.length) {
+      clearInterval(timer);
+      res.end();
+      return;
+    }
+    res.write(data.subarray(sent, ++sent));
+  }, intervalMs);
+  res.on('close', () => clearInterval(timer));
+}
+
+/** A 200 listing page, sent at once or trickled when `fault` says so. */
+function sendPage(res: ServerResponse, page: unknown, headers: Record<string, string>, fault: HubFault | null): void {
+  if (fault?.kind !== 'trickle') return sendJson(res, 200, page, headers);
+  const data = Buffer.from(JSON.stringify(page));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': data.length, ...headers });
+  trickle(res, data, fault.intervalMs);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -119,7 +175,8 @@ async function treeEntries(dir: string, prefix: string, recursive: boolean, revi
  * (`recursive`, paged with `cursor` and `Link: <…>; rel="next"`) and file downloads
  * `GET /[datasets/|spaces/]<repo>/resolve/<revision>/<path>`. Unknown repositories, revisions and
  * files get 404 with the hub's `X-Error-Code`. `faults` inject 401/403/404/429/5xx answers,
- * truncated bodies and dropped connections on chosen paths.
+ * truncated, stalled and trickling bodies, redirects and dropped connections on chosen paths;
+ * `listing` plays a hostile hub whose tree listing says whatever the test wants.
  *
  * @example
  * await using hub = await startHubServer({ root: 'test/fixtures/hub', pageSize: 2 });
@@ -138,7 +195,39 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
     return hit.fault;
   };
 
-  const serveTree = async (res: ServerResponse, kind: string, rest: string, query: URLSearchParams, pathname: string): Promise<void> => {
+  const serveHostileTree = (res: ServerResponse, listing: HostileListing, query: URLSearchParams, pathname: string, fault: HubFault | null): void => {
+    const cursor = Number(query.get('cursor') ?? '0') || 0;
+    const page = listing.entries.slice(cursor, cursor + pageSize);
+    const more = cursor + pageSize < listing.entries.length;
+    const next = new URLSearchParams(query);
+    let link: string | null = null;
+    if (more || listing.next === 'endless') {
+      next.set('cursor', String(cursor + pageSize));
+      link = `${baseUrl}${pathname}?${next.toString()}`;
+    } else if (listing.next === 'loop') {
+      next.delete('cursor');
+      link = `${baseUrl}${pathname}?${next.toString()}`;
+    } else if (listing.next !== undefined) {
+      link = listing.next.url;
+    }
+    sendPage(res, page, link === null ? {} : { link: `<${link}>; rel="next"` }, fault);
+  };
+
+  const serveHostileBody = (req: IncomingMessage, res: ServerResponse, listing: HostileListing): void => {
+    const body = Buffer.from(listing.body ?? 'hostile\n');
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+
+  const serveTree = async (
+    res: ServerResponse,
+    kind: string,
+    rest: string,
+    query: URLSearchParams,
+    pathname: string,
+    fault: HubFault | null,
+  ): Promise<void> => {
+    if (opts.listing !== undefined) return serveHostileTree(res, opts.listing, query, pathname, fault);
     const at = rest.indexOf('/tree/');
     if (at < 0) return notFound(res, 'EntryNotFound', 'unknown api path');
     const repoId = rest.slice(0, at);
@@ -159,19 +248,22 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
       next.set('cursor', String(cursor + pageSize));
       headers['link'] = `<${baseUrl}${pathname}?${next.toString()}>; rel="next"`;
     }
-    sendJson(res, 200, page, headers);
+    sendPage(res, page, headers, fault);
   };
 
   const serveFile = async (req: IncomingMessage, res: ServerResponse, repoAndRest: string, fault: HubFault | null): Promise<void> => {
+    const listing = opts.listing;
+    const missing = (errorCode: string, message: string): void =>
+      listing !== undefined ? serveHostileBody(req, res, listing) : notFound(res, errorCode, message);
     const at = repoAndRest.indexOf('/resolve/');
-    if (at < 0) return notFound(res, 'EntryNotFound', 'unknown path');
+    if (at < 0) return missing('EntryNotFound', 'unknown path');
     const repoId = repoAndRest.slice(0, at);
     const [revision = '', ...sub] = repoAndRest.slice(at + '/resolve/'.length).split('/');
     const repoDir = join(opts.root, repoId);
-    if (!(await isDirectory(repoDir))) return notFound(res, 'RepoNotFound', 'repository not found');
-    if (!(await isDirectory(join(repoDir, revision)))) return notFound(res, 'RevisionNotFound', `invalid rev id: ${revision}`);
+    if (!(await isDirectory(repoDir))) return missing('RepoNotFound', 'repository not found');
+    if (!(await isDirectory(join(repoDir, revision)))) return missing('RevisionNotFound', `invalid rev id: ${revision}`);
     const file = join(repoDir, revision, ...sub);
-    if (!(await isFile(file))) return notFound(res, 'EntryNotFound', `${sub.join('/')} does not exist on "${revision}"`);
+    if (!(await isFile(file))) return missing('EntryNotFound', `${sub.join('/')} does not exist on "${revision}"`);
     const size = (await stat(file)).size;
     const headers = { 'content-type': 'application/octet-stream', etag: `"${fakeOid(revision, sub.join('/'), size)}"` };
     if (fault?.kind === 'truncate') {
@@ -191,6 +283,7 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
       res.write(buf, () => res.socket?.destroy());
       return;
     }
+    if (fault?.kind === 'trickle') return trickle(res, await readFile(file), fault.intervalMs);
     createReadStream(file).pipe(res);
   };
 
@@ -220,9 +313,18 @@ export async function startHubServer(opts: StartHubServerOptions): Promise<HubSe
       }
       return sendJson(res, fault.status, { error: `injected HTTP ${fault.status}` }, headers);
     }
+    if (fault?.kind === 'redirect') {
+      res.writeHead(302, { location: fault.location, 'content-length': 0 });
+      return void res.end();
+    }
+    if (fault?.kind === 'stall') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      return; // never ends; close() drops the connection
+    }
     const segments = path.split('/').filter((s) => s !== '');
     if (segments[0] === 'api' && REPO_KINDS.has(segments[1] ?? '')) {
-      return serveTree(res, segments[1] ?? '', segments.slice(2).join('/'), parsed.searchParams, parsed.pathname);
+      return serveTree(res, segments[1] ?? '', segments.slice(2).join('/'), parsed.searchParams, parsed.pathname, fault);
     }
     const typed = segments[0] === 'datasets' || segments[0] === 'spaces';
     return serveFile(req, res, segments.slice(typed ? 1 : 0).join('/'), fault);

@@ -12,10 +12,18 @@ describe('parseDownloadConfig()', () => {
       hf_repo_type_prefix: 'datasets',
       max_parallelism: 8,
       read_timeout_seconds: 120,
+      min_speed_kib_per_second: 128,
       read_chunk_size_mib: 8,
       source_url_override: null,
       hub_url: null,
     });
+  });
+
+  it.each(['../x', '/abs', 'a//b'])('refuses revision %j as a directory name with append_sha_to_path', (revision) => {
+    expect(() => parseDownloadConfig({ hf_dataset_id: 'org/ds', revision, append_sha_to_path: true })).toThrow(
+      expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: { issues: [expect.objectContaining({ path: ['revision'] })] } }),
+    );
+    expect(parseDownloadConfig({ hf_dataset_id: 'org/ds', revision }).revision).toBe(revision);
   });
 
   it('requires a revision for a hub download', () => {
@@ -60,5 +68,9 @@ describe('hubUrlOf()', () => {
     expect(hubUrlOf(cfg, { HF_ENDPOINT: 'https://hf-mirror.example/' })).toBe('https://hf-mirror.example');
     expect(hubUrlOf(cfg, {})).toBe(DEFAULT_HUB_URL);
     expect(hubUrlOf(cfg, { HF_ENDPOINT: '' })).toBe(DEFAULT_HUB_URL);
+  });
+
+  it.each(['not a url', 'file:///etc', 'ftp://hub'])('refuses HF_ENDPOINT %j with PIPELINE_CONFIG_INVALID', (endpoint) => {
+    expect(() => hubUrlOf(cfg, { HF_ENDPOINT: endpoint })).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: expect.objectContaining({ field: 'HF_ENDPOINT' }) }));
   });
 });

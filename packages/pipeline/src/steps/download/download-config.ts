@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PipelineError } from '../../errors.js';
+import { unsafePathReason } from './repo-path.js';
 
 /** The hub used when neither the config's `hub_url` nor `$HF_ENDPOINT` names one. */
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
@@ -26,6 +27,11 @@ export const DownloadConfigSchema = z
     max_parallelism: z.number().int().positive().default(8),
     /** Longest wait for the response or for the next chunk of a body. @default 120 */
     read_timeout_seconds: z.number().positive().default(120),
+    /**
+     * Slowest average speed tolerated, in KiB/s: a file may take twice `read_timeout_seconds` plus its
+     * size at this speed (a listing page, its 16 MiB cap at this speed), then fails without retry. @default 128
+     */
+    min_speed_kib_per_second: z.number().positive().default(128),
     /** Bytes buffered between the source and the output, in MiB. @default 8 */
     read_chunk_size_mib: z.number().positive().default(8),
     /** Copy from this directory (local path or any rigging URL) instead of the hub. @default null */
@@ -39,6 +45,10 @@ export const DownloadConfigSchema = z
     }
     if (c.append_sha_to_path && c.revision === null) {
       ctx.addIssue({ code: 'custom', path: ['revision'], message: 'append_sha_to_path needs a revision' });
+    }
+    const revisionDir = c.append_sha_to_path && c.revision !== null ? unsafePathReason(c.revision) : null;
+    if (revisionDir !== null) {
+      ctx.addIssue({ code: 'custom', path: ['revision'], message: `with append_sha_to_path the revision is a directory name, but ${revisionDir.replace('the path', 'it')}` });
     }
   });
 
@@ -63,8 +73,16 @@ export function parseDownloadConfig(input: unknown): DownloadConfig {
   );
 }
 
-/** The hub base URL without a trailing slash: the config's, else `env.HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}. */
+/**
+ * The hub base URL without a trailing slash: the config's, else `env.HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}.
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID if `HF_ENDPOINT` is not an http(s) URL.
+ */
 export function hubUrlOf(config: DownloadConfig, env: Readonly<Record<string, string | undefined>>): string {
   const url = config.hub_url ?? (env['HF_ENDPOINT'] || DEFAULT_HUB_URL);
+  if (!/^https?:$/.test(URL.parse(url)?.protocol ?? '')) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', `HF_ENDPOINT ${JSON.stringify(url)} is not an http(s) URL`, {
+      details: { field: 'HF_ENDPOINT', issues: [{ path: ['HF_ENDPOINT'], message: 'not an http(s) URL' }] },
+    });
+  }
   return url.replace(/\/+$/, '');
 }

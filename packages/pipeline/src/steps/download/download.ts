@@ -1,22 +1,24 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { setTimeout as sleepMs } from 'node:timers/promises';
-import { compareCodePoints, createReadStream, exists, mapLimit, prefixJoin } from '@marin/rigging';
+import { compareCodePoints, createReadStream, mapLimit, prefixJoin } from '@marin/rigging';
 import type { StepContext } from '@marin/executor';
 import { PipelineError } from '../../errors.js';
 import { hubUrlOf, parseDownloadConfig } from './download-config.js';
 import type { DownloadConfig } from './download-config.js';
 import { filterByGlobs } from './glob-filter.js';
 import { createHubFetch } from './hub-fetch.js';
-import { listHubFiles } from './hub-listing.js';
+import { HUB_LISTING_MAX_PAGES, listHubFiles } from './hub-listing.js';
 import type { HubRepo } from './hub-listing.js';
 import { retryHubCall } from './hub-retry.js';
 import type { HubRetryOptions } from './hub-retry.js';
-import { metricsPartPath, writeMetricsPart } from './metrics-part.js';
+import { isCompleted, metricsPartPath, writeMetricsPart } from './metrics-part.js';
 import { mirrorFile } from './mirror-file.js';
 import { listOverrideFiles } from './override-listing.js';
 import { writeProvenance } from './provenance.js';
+import { assertSafeListing } from './repo-path.js';
 import type { SourceFile } from './source-file.js';
+import type { TransferLimits } from './transfer-limits.js';
 import { assertWritable } from '../writable-check.js';
 
 /** Injection points of {@link download}; production code passes none. */
@@ -33,6 +35,8 @@ export interface DownloadOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Receives one line per retry. @default console.warn */
   log?: (line: string) => void;
+  /** Most tree-listing pages followed. @default 10,000 (`HUB_LISTING_MAX_PAGES`) */
+  maxListingPages?: number;
 }
 
 /** What {@link download} did. */
@@ -53,17 +57,21 @@ export interface DownloadResult {
 /**
  * The download step: mirrors a Hugging Face repository at a pinned revision, unchanged, into the
  * step's output (Marin's `download_hf`). Checks the output is writable, lists the repository through
- * the hub's tree API (or walks `source_url_override`), keeps the files matching `hf_urls_glob`, and
- * copies each one (at most `max_parallelism` at once) through a temp sibling with a byte-count
- * check, retrying transient hub failures. Each finished file gets a metrics part under
- * `<out>/.metrics/`, which a rerun skips on; `provenance.json` is written last.
+ * the hub's tree API (or walks `source_url_override`), refuses the whole listing if any path could
+ * land outside the output or on bookkeeping ({@link assertSafeListing}), keeps the files matching
+ * `hf_urls_glob`, and copies each one (at most `max_parallelism` at once) through a temp sibling
+ * with a byte-count check and a total deadline, retrying transient hub failures. Each finished file
+ * gets a metrics part under `<out>/.metrics/`, which a rerun skips on when it matches the file on
+ * disk; `provenance.json` is written last.
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID if `config` fails validation (zod issues in `details.issues`).
  * @throws {PipelineError} PIPELINE_OUTPUT_NOT_WRITABLE if the output cannot be written.
  * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND if nothing matches the globs, or the override directory is missing.
  * @throws {PipelineError} PIPELINE_HUB_UNAUTHORIZED on HTTP 401/403 (set `HF_TOKEN`).
  * @throws {PipelineError} PIPELINE_HUB_NOT_FOUND on HTTP 404.
- * @throws {PipelineError} PIPELINE_HUB_UNAVAILABLE after 20 failed attempts on one file or the listing.
+ * @throws {PipelineError} PIPELINE_HUB_UNAVAILABLE after 20 failed attempts on one file or the listing, or at once when a transfer outlasts its deadline.
+ * @throws {PipelineError} PIPELINE_UNSAFE_PATH if a listed path is unsafe or reserved, or an override symlink points out.
+ * @throws {PipelineError} PIPELINE_HUB_LISTING_INVALID if the hub's listing is malformed, loops, links elsewhere or never ends.
  * @throws {PipelineError} PIPELINE_SIZE_MISMATCH if a file's byte count differs from the listing.
  */
 export async function download(config: unknown, ctx: StepContext, options: DownloadOptions = {}): Promise<DownloadResult> {
@@ -84,8 +92,11 @@ export async function download(config: unknown, ctx: StepContext, options: Downl
       signal: run.signal,
       log: options.log ?? ((line) => console.warn(line)),
     };
-    const source = sourceOf(cfg, env, options.fetch ?? globalThis.fetch, run.signal);
+    const limits: TransferLimits = { readTimeoutMs: cfg.read_timeout_seconds * 1000, minBytesPerSecond: cfg.min_speed_kib_per_second * 1024 };
+    const source = sourceOf(cfg, env, options.fetch ?? globalThis.fetch, run.signal, limits, options.maxListingPages ?? HUB_LISTING_MAX_PAGES);
     const listed = await retryHubCall(() => source.list(), { ...retry, operation: source.description });
+    // The whole listing, not only the files the globs keep: one hostile path says the source is hostile.
+    assertSafeListing(listed, source.description);
     const files = filterByGlobs(listed, cfg.hf_urls_glob).sort((a, b) => compareCodePoints(a.path, b.path));
     if (files.length === 0) {
       throw new PipelineError(
@@ -99,7 +110,7 @@ export async function download(config: unknown, ctx: StepContext, options: Downl
     const copyOne = async (file: SourceFile, index: number): Promise<void> => {
       run.signal.throwIfAborted();
       const marker = metricsPartPath(out, index, files.length);
-      if (await exists(marker)) {
+      if (await isCompleted(marker, file, prefixJoin(out, file.path))) {
         result.skippedFiles++;
         return;
       }
@@ -107,7 +118,7 @@ export async function download(config: unknown, ctx: StepContext, options: Downl
         () =>
           mirrorFile(file, prefixJoin(out, file.path), {
             open: (signal) => source.open(file, signal),
-            readTimeoutMs: cfg.read_timeout_seconds * 1000,
+            ...limits,
             bufferBytes: Math.round(cfg.read_chunk_size_mib * 1024 * 1024),
             signal: run.signal,
           }),
@@ -150,17 +161,24 @@ interface DownloadSource {
   open(file: SourceFile, signal: AbortSignal): Promise<Readable>;
 }
 
-function sourceOf(cfg: DownloadConfig, env: Readonly<Record<string, string | undefined>>, fetchFn: typeof fetch, signal: AbortSignal): DownloadSource {
+function sourceOf(
+  cfg: DownloadConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  fetchFn: typeof fetch,
+  signal: AbortSignal,
+  limits: TransferLimits,
+  maxPages: number,
+): DownloadSource {
   if (cfg.source_url_override !== null) {
     const url = cfg.source_url_override;
     return { description: url, list: () => listOverrideFiles(url), open: (file) => createReadStream(file.url) };
   }
   // The schema refuses a hub download without a revision.
   const repo: HubRepo = { hubUrl: hubUrlOf(cfg, env), typePrefix: cfg.hf_repo_type_prefix, repoId: cfg.hf_dataset_id, revision: cfg.revision ?? '' };
-  const hubFetch = createHubFetch({ fetch: fetchFn, token: env['HF_TOKEN'], target: repo, signal });
+  const hubFetch = createHubFetch({ fetch: fetchFn, token: env['HF_TOKEN'], hubOrigin: new URL(repo.hubUrl).origin, target: repo, signal });
   return {
     description: `${repo.hubUrl} ${repo.repoId}@${repo.revision}`,
-    list: () => listHubFiles(repo, hubFetch),
+    list: () => listHubFiles(repo, { fetch: hubFetch, signal, ...limits, maxPages }),
     open: async (file, fileSignal) => {
       const res = await hubFetch(file.url, { signal: fileSignal });
       return res.body === null ? Readable.from([]) : Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>);

@@ -6,7 +6,7 @@ import { mirrorFile } from './mirror-file.js';
 
 const never = new AbortController().signal;
 const source = (chunks: string[]) => async () => Readable.from(chunks.map((c) => Buffer.from(c)));
-const opts = (open: () => Promise<Readable>) => ({ open, readTimeoutMs: 5_000, bufferBytes: 1024, signal: never });
+const opts = (open: () => Promise<Readable>) => ({ open, readTimeoutMs: 5_000, minBytesPerSecond: 1024 * 1024, bufferBytes: 1024, signal: never });
 
 describe('mirrorFile()', () => {
   afterEach(() => resetMemoryFilesystem());
@@ -30,9 +30,26 @@ describe('mirrorFile()', () => {
     expect(await glob('memory://out/**')).toEqual([]);
   });
 
-  it('accepts any size when the listing has none', async () => {
-    const file = { path: 'c.txt', size: null, url: 'x://c.txt' };
-    await expect(mirrorFile(file, 'memory://out/c.txt', opts(source(['abc'])))).resolves.toBe(3);
+  it('cuts off a body trickling under the read timeout at its total deadline, for good', async () => {
+    const file = { path: 'c.txt', size: 1_000, url: 'x://c.txt' };
+    const timers: NodeJS.Timeout[] = [];
+    // One byte every 20 ms: the 1 s read timeout never fires, the whole file would take 20 s.
+    const trickle = async (signal: AbortSignal): Promise<Readable> => {
+      const r = new Readable({ read() {} });
+      timers.push(setInterval(() => r.push(Buffer.from('x')), 20));
+      signal.addEventListener('abort', () => r.destroy(new Error('aborted')));
+      return r;
+    };
+    const started = Date.now();
+    try {
+      await expect(
+        mirrorFile(file, 'memory://out/c.txt', { ...opts(source([])), open: trickle, readTimeoutMs: 1_000, minBytesPerSecond: 10_000 }),
+      ).rejects.toMatchObject({ code: 'PIPELINE_HUB_UNAVAILABLE', retryable: false, details: { deadlineMs: 2_100 } });
+    } finally {
+      for (const t of timers) clearInterval(t);
+    }
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await exists('memory://out/c.txt')).toBe(false);
   });
 
   it('fails retryably when no data arrives within the read timeout', async () => {

@@ -4,13 +4,17 @@ import { pipeline } from 'node:stream/promises';
 import { atomicRename, createWriteStream } from '@marin/rigging';
 import { PipelineError } from '../../errors.js';
 import type { SourceFile } from './source-file.js';
+import { transferDeadlineMs } from './transfer-limits.js';
+import type { TransferLimits } from './transfer-limits.js';
 
-/** Options of {@link mirrorFile}. */
-export interface MirrorFileOptions {
+/**
+ * Options of {@link mirrorFile}. `readTimeoutMs` is the longest wait for the first or the next chunk
+ * (the attempt then fails retryably); with `minBytesPerSecond` it sets the attempt's total deadline
+ * ({@link transferDeadlineMs} of the file's size), past which it fails for good.
+ */
+export interface MirrorFileOptions extends TransferLimits {
   /** Opens the source bytes; must honour `signal`. */
   open: (signal: AbortSignal) => Promise<Readable>;
-  /** Longest wait for the first or the next chunk before the attempt fails (retryably). */
-  readTimeoutMs: number;
   /** Bytes buffered between the source and the output stream. */
   bufferBytes: number;
   /** Aborts the copy; the abort reason is rethrown. */
@@ -26,12 +30,13 @@ function sizeMismatch(file: SourceFile, dest: string, actualBytes: number): Pipe
 }
 
 /**
- * Streams one file to a temp sibling of `dest`, checks its byte count against `file.size` (when
- * known), then renames it onto `dest`. On any failure the temp file is removed, so `dest` is either
+ * Streams one file to a temp sibling of `dest`, checks its byte count against `file.size`, then
+ * renames it onto `dest`. On any failure the temp file is removed, so `dest` is either
  * complete or absent. Returns the bytes copied.
  *
  * @throws {PipelineError} PIPELINE_SIZE_MISMATCH (not retryable) if the byte count differs from the listing.
  * @throws {PipelineError} PIPELINE_HUB_UNAVAILABLE (retryable) if no bytes arrive for `readTimeoutMs`.
+ * @throws {PipelineError} PIPELINE_HUB_UNAVAILABLE (not retryable) if the copy outlasts its total deadline.
  */
 export async function mirrorFile(file: SourceFile, dest: string, opts: MirrorFileOptions): Promise<number> {
   const attempt = new AbortController();
@@ -39,7 +44,14 @@ export async function mirrorFile(file: SourceFile, dest: string, opts: MirrorFil
     retryable: true,
     details: { url: file.url, readTimeoutMs: opts.readTimeoutMs },
   });
+  const deadlineMs = transferDeadlineMs(file.size, opts);
+  const late = new PipelineError(
+    'PIPELINE_HUB_UNAVAILABLE',
+    `"${file.url}" (${file.size} bytes) took longer than ${deadlineMs} ms, slower than ${opts.minBytesPerSecond} bytes/s; nothing was written to "${dest}"`,
+    { retryable: false, details: { url: file.url, path: file.path, deadlineMs, minBytesPerSecond: opts.minBytesPerSecond } },
+  );
   let timer: NodeJS.Timeout | undefined;
+  const deadline = setTimeout(() => attempt.abort(late), deadlineMs);
   const arm = (): void => {
     clearTimeout(timer);
     timer = setTimeout(() => attempt.abort(timeout), opts.readTimeoutMs);
@@ -56,11 +68,11 @@ export async function mirrorFile(file: SourceFile, dest: string, opts: MirrorFil
         transform(chunk: Buffer, _enc, cb) {
           arm();
           bytes += chunk.length;
-          if (file.size !== null && bytes > file.size) cb(sizeMismatch(file, dest, bytes));
+          if (bytes > file.size) cb(sizeMismatch(file, dest, bytes));
           else cb(null, chunk);
         },
         flush(cb) {
-          cb(file.size !== null && bytes !== file.size ? sizeMismatch(file, dest, bytes) : null);
+          cb(bytes !== file.size ? sizeMismatch(file, dest, bytes) : null);
         },
       });
       // The output is opened first so the input has a consumer (and an error listener) from the start.
@@ -73,6 +85,7 @@ export async function mirrorFile(file: SourceFile, dest: string, opts: MirrorFil
         throw err;
       }
       clearTimeout(timer); // the rename that follows is not a read
+      clearTimeout(deadline);
       return bytes;
     });
   } catch (err) {
@@ -81,6 +94,7 @@ export async function mirrorFile(file: SourceFile, dest: string, opts: MirrorFil
     throw err;
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadline);
     opts.signal.removeEventListener('abort', onAbort);
   }
 }
