@@ -63,8 +63,9 @@ describe('schema migration to identities', () => {
     try {
       const path = join(dir, 'controller.sqlite3');
       const v2 = openControllerDatabase(path);
-      // Back to what a controller of the previous version left: no identity tables, version 2.
+      // Back to what a controller of version 2 left: no identity tables, no late-outcome columns.
       v2.exec('DROP TABLE audit_log; DROP TABLE api_keys; DROP TABLE users;');
+      v2.exec('ALTER TABLE attempts DROP COLUMN late_state; ALTER TABLE attempts DROP COLUMN late_exit_code; ALTER TABLE attempts DROP COLUMN late_reported_at_ms;');
       v2.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
       v2.prepare("INSERT INTO user_budgets (user, budget_limit, max_band, updated_at_ms) VALUES ('old', 7, 0, 1)").run();
       v2.close();
