@@ -15,6 +15,7 @@ import type { OutputLevel } from './progress/progress-mode.js';
 import { runReason, summarizeChanges, unversionedChanges } from './run/run-reason.js';
 import { patternText } from './run/run-only.js';
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
+import { assertStorablePath } from './resolution/pseudo-filesystem.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
 import { buildStepInfo, experimentInfoPath } from './run/info-files.js';
 import { writeOwnInfo, writeRunInfos } from './run/info-writer.js';
@@ -261,6 +262,8 @@ export class Executor {
   private async prepare(entries: readonly StepEntry[], options: RunOptions): Promise<PreparedRun> {
     const config = parseRunOptions(options);
     this.verbosity = config.verbosity;
+    await assertStorablePath('prefix', this.prefix);
+    if (this.executorInfoBasePath !== this.prefix) await assertStorablePath('executor info base path', this.executorInfoBasePath);
     let timings: LeaseTimings;
     try {
       timings = leaseTimings();

@@ -9,7 +9,7 @@ const OWN_ROOTS: readonly string[] = (() => {
   const here = dirname(fileURLToPath(import.meta.url));
   const root = here.endsWith(`${sep}main`) ? join(here, '..', '..') : join(here, '..');
   const siblings = dirname(root);
-  return ['rigging', 'iris', 'fray', 'executor', 'pipeline'].map((n) => `${join(siblings, n)}${sep}`);
+  return ['rigging', 'iris', 'fray', 'executor', 'pipeline'].flatMap((n) => ['src', 'dist'].map((d) => `${join(siblings, n, d)}${sep}`));
 })();
 
 const FRAME = /^\s*at (?:.*? \()?((?:file:\/\/)?[^()\s]+?):(\d+):(\d+)\)?$/;
@@ -81,7 +81,7 @@ export interface FailureBlockInput {
 /**
  * One block per failed step:
  *
- *     ✗ hello_world/stats-b5daf3 failed: ENOENT: no such file or directory, open '…' [ENOENT]
+ *     FAILED hello_world/stats-b5daf3: ENOENT: no such file or directory, open '…' [ENOENT]
  *       at /home/me/exp/hello_world.js:37:22
  *       logs: iris job logs /me/job-1 · full error: /tmp/marin-executor/hello_world-….log
  *       hint: a path the step reads does not exist; check the step that should have written it
@@ -90,7 +90,8 @@ export function formatFailureBlock(input: FailureBlockInput): string[] {
   const { error, c } = input;
   const f = describeFailure(error);
   const code = failureCode(error);
-  const head = input.label === null ? `${c.red('error:')} ${f.cause}` : `${c.red('✗')} ${c.red(input.label)} failed: ${f.cause}`;
+  // `FAILED <label>: …` is also what Iris keeps as the cause of a failed job (its last such line).
+  const head = input.label === null ? `${c.red('error:')} ${f.cause}` : `${c.red('FAILED')} ${input.label}: ${f.cause}`;
   const lines = [`${head}${code === null ? '' : c.dim(` [${code}]`)}`];
   const frame = userFrame(error);
   if (frame !== null) lines.push(`  at ${frame}`);

@@ -16,6 +16,10 @@ export interface InterruptGuardOptions {
   exit: (code: number) => void;
   /** Longest wait for terminations and the run to settle before the process exits anyway. @default 10000 */
   graceMs?: number;
+  /** Where the signals are listened for. @default process */
+  target?: Pick<NodeJS.EventEmitter, 'on' | 'removeListener'>;
+  /** Where the lines about a second signal or a late settle go. @default process.stderr */
+  stderr?: { write(s: string): unknown };
 }
 
 /** An installed guard. */
@@ -42,13 +46,15 @@ export function installInterruptGuard(options: InterruptGuardOptions): Interrupt
   const { fray, logger } = options;
   let signal: NodeJS.Signals | null = null;
   let drained: Promise<void> = Promise.resolve();
+  const target = options.target ?? process;
+  const stderr = options.stderr ?? process.stderr;
   const uninstall = (): void => {
-    for (const s of SIGNALS) process.removeListener(s, handler);
+    for (const s of SIGNALS) target.removeListener(s, handler);
   };
   const codeOf = (s: NodeJS.Signals): number => 128 + constants.signals[s];
   function handler(received: NodeJS.Signals): void {
     if (signal !== null) {
-      process.stderr.write(`\n${received} again: exiting without waiting\n`);
+      stderr.write(`\n${received} again: exiting without waiting\n`);
       options.exit(codeOf(received));
       return;
     }
@@ -58,13 +64,13 @@ export function installInterruptGuard(options: InterruptGuardOptions): Interrupt
     );
     drained = fray.activeJobs.length === 0 ? Promise.resolve() : fray.terminateActiveJobs(logger).then(() => undefined, () => undefined);
     const timer = setTimeout(() => {
-      process.stderr.write(`interrupted by ${received}; the run did not stop within ${Math.round((options.graceMs ?? 10_000) / 1000)}s, exiting\n`);
+      stderr.write(`interrupted by ${received}; the run did not stop within ${Math.round((options.graceMs ?? 10_000) / 1000)}s, exiting\n`);
       options.exit(codeOf(received));
     }, options.graceMs ?? 10_000);
     timer.unref();
     void Promise.all([drained, options.settled()]).finally(() => clearTimeout(timer));
   }
-  for (const s of SIGNALS) process.on(s, handler);
+  for (const s of SIGNALS) target.on(s, handler);
   return {
     get signal() {
       return signal;

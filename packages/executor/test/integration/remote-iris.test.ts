@@ -55,7 +55,8 @@ describe('remote steps on a local Iris cluster', () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
     const env = { IRIS_CONTROLLER_ADDRESS: embedded.cluster.address };
-    const args = ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-tpu'];
+    // --verbose: the job ids are info lines.
+    const args = ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-tpu', '--verbose'];
     const first = await runFixture('remote-steps.ts', { args, env });
     expect(first.code, first.stderr).toBe(0);
     const executorPid = Number(/executor pid=(\d+)/.exec(first.stdout)![1]);
@@ -156,7 +157,7 @@ describe('remote steps on a local Iris cluster', () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
     await using executor = startFixture('remote-steps.ts', {
-      args: ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-hang'],
+      args: ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-hang', '--verbose'],
       env: { IRIS_CONTROLLER_ADDRESS: embedded.cluster.address },
     });
     const work = await eventually(async () => {
@@ -166,7 +167,7 @@ describe('remote steps on a local Iris cluster', () => {
     const jobId = /submitted as Fray job (\S+)/.exec(executor.stderr())![1]!;
     expect((await embedded.client.getJob(jobId)).state).toBe('RUNNING');
     executor.child.kill('SIGTERM');
-    expect(await executor.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(await executor.exited).toEqual({ code: 143, signal: null });
     expect((await embedded.client.getJob(jobId)).state).toBe('KILLED');
     expect(await statusOf(work)).toBe('FAILED');
   });
