@@ -523,6 +523,10 @@ export class Executor {
           signal,
           mirrorBudgetGb: maxMirrorBudgetGb(step.config),
           logger: this.logger,
+          // At verbose the same line is an info line already.
+          notify: (m) => {
+            if (config.verbosity === 'normal') reporter.log(`  ↳ ${m}`);
+          },
         }),
     });
     return ran.catch((e: unknown) => {

@@ -138,7 +138,8 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
       prefix,
       outputPath: args.runStep,
       stepConfigFile: args.stepConfigFile,
-      logger: log,
+      // A worker's lines are its job's log: all of them, whatever the level.
+      logger: options.logger ?? { info: (m: string) => writeLine(`[executor] INFO ${m}`), warn: (m: string) => writeLine(`[executor] WARN ${m}`) },
       writeError: (text) => process.stderr.write(text),
     });
     exit(code);

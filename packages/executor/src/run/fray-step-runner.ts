@@ -200,6 +200,7 @@ export class FrayStepRunner implements StepRunner {
     const job = await client.submit(request, { adoptExisting: false });
     this.active.add(job);
     logger.info(`Step ${label} submitted as Fray job ${job.jobId}`);
+    inv.notify?.(`Step ${label} submitted as Fray job ${job.jobId}`);
     const onAbort = (): void => {
       job.terminate().catch((e: unknown) => logger.warn(`could not terminate job ${job.jobId} of ${label}: ${String(e)}`));
     };
