@@ -45,7 +45,8 @@ export interface ExecutorMainOptions {
   entryScript?: string | null;
   /**
    * Called with 0 after `--help`, 2 after a usage error (an unmatched `--run-only` pattern
-   * included), 1 after a failed run, and 0 or 1 when worker mode (`--run-step`) finishes.
+   * included), 1 after a failed run, 130/143 after SIGINT/SIGTERM, and 0 or 1 when worker mode
+   * (`--run-step`) finishes.
    * Giving it (or calling `executorMain` from the entry script itself) makes a failed run print
    * one line per failed step and call it instead of rejecting. @default process.exit
    */
@@ -71,14 +72,17 @@ function writeLine(line: string): void {
  * resolves the prefix (`--prefix`, else `marinPrefix()`), runs the steps and logs where the
  * experiment JSON went. Resolves the output paths, or `null` after `--help` / a usage error / worker mode.
  *
- * Unknown flags, positional arguments and invalid values print the usage and exit with code 2.
+ * Unknown flags, positional arguments and invalid values print one line (`error: … (see <script>
+ * --help)`) and exit with code 2.
  *
  * Remote steps (a `RemoteCallable` fn or `resources`) run as Fray jobs on `currentClient()`; remote
  * backends re-enter this entry script with `--run-step <outputPath> --step-config-file <file>`, and
  * then this function runs in worker mode: it rebuilds the DAG, runs only that step's function,
  * writes no status, lease or info file, and exits 0 (or 1 after printing the error; 1 also when the
- * step is not in the rebuilt DAG). While the run lasts, SIGINT/SIGTERM first terminate the jobs of
- * running remote steps, then end the process as the signal would.
+ * step is not in the rebuilt DAG). While the run lasts, the first SIGINT/SIGTERM interrupts it:
+ * running steps are aborted, written FAILED and their leases released, remote steps' jobs
+ * terminated, one line says what was interrupted, and the process exits 130/143 (a second signal
+ * exits at once).
  *
  * @example
  * await executorMain({ steps: [stats], description: 'hello world' });
@@ -88,8 +92,8 @@ function writeLine(line: string): void {
  *
  * @throws {ExecutorError} whatever `Executor.run()` throws, when called from neither the entry
  * script nor with an `exit` callback (a library or a test runner). From the entry script a failed run
- * prints one line per failed step (cause, code, log location; stacks only with `--verbose`) and
- * exits 1; a `--run-only` pattern matching no step exits 2.
+ * prints one block per failed step (cause and code, the user's frame, log locations, a hint; stacks
+ * only with `--verbose`) and exits 1; a `--run-only` pattern matching no step exits 2.
  */
 export async function executorMain(options: ExecutorMainOptions): Promise<Map<ExecutorStep, string> | null> {
   const exit = options.exit ?? ((code: number) => process.exit(code));

@@ -36,6 +36,5 @@ export function palette(enabled: boolean): Palette {
 
 /** Removes ANSI escape sequences (colour and cursor movement) from `s`. */
 export function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
 }

@@ -1,7 +1,6 @@
 /** Longest cause kept from a task's output. */
 const MAX_CAUSE = 300;
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 
 /**
