@@ -46,6 +46,7 @@ const HINTS: Record<string, string> = {
   EXECUTOR_LEASE_LOST: 'another executor took the step over (was this process paused or overloaded?); rerun to continue',
   EXECUTOR_INTERRUPTED: 'rerun to continue; the step starts again at once',
   EXECUTOR_PREVIOUSLY_FAILED: 'rerun with --force-run-failed to retry it',
+  FRAY_BACKEND_UNAVAILABLE: 'the cluster did not accept the job; check that it is up (ray status, iris cluster status) and retry',
 };
 
 /** The code worth showing: our coded errors first, else a system error's (`ENOENT`). */
