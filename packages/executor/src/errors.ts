@@ -9,6 +9,7 @@ export type ExecutorErrorCode =
   | 'EXECUTOR_VERSION_CONFLICT'
   | 'EXECUTOR_LEASE_LOST'
   | 'EXECUTOR_MATERIALIZE_FAILED'
+  | 'EXECUTOR_INTERRUPTED'
   | 'EXECUTOR_INVALID_ARGUMENT';
 
 const RETRYABLE: ReadonlySet<ExecutorErrorCode> = new Set<ExecutorErrorCode>([]);

@@ -11,7 +11,11 @@ import { explainSteps, formatPlan } from './plan/explain.js';
 import type { StepPlan } from './plan/explain.js';
 import { createProgressReporter } from './progress/progress-reporter.js';
 import type { ProgressReporter, ProgressStream } from './progress/progress-reporter.js';
+import type { OutputLevel } from './progress/progress-mode.js';
+import { runReason, summarizeChanges, unversionedChanges } from './run/run-reason.js';
+import { patternText } from './run/run-only.js';
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
+import { assertStorablePath } from './resolution/pseudo-filesystem.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
 import { buildStepInfo, experimentInfoPath } from './run/info-files.js';
 import { writeOwnInfo, writeRunInfos } from './run/info-writer.js';
@@ -30,6 +34,7 @@ import { readStatus } from './status/status-store.js';
 import { isFailedStatus, STATUS_SUCCESS } from './status/status.js';
 import type { StepStatus } from './status/status.js';
 import { verifyOnHit } from './status/verify-on-hit.js';
+import { closestMatches } from './internal/suggest.js';
 import { VersionGraph } from './versioning/version-graph.js';
 
 /** Constructor options of {@link Executor}. */
@@ -78,6 +83,10 @@ interface PreparedRun {
   infoTexts: Map<ExecutorStep, string | null>;
   /** SUCCESS outputs whose stored version differs (override paths): their info is never overwritten. */
   keepInfo: Set<ExecutorStep>;
+  /** Steps matched by `forceRun`: run again whatever their status. */
+  forced: Set<ExecutorStep>;
+  /** SUCCESS outputs whose recorded config differs from this run's (unversioned values): the changed fields. */
+  unversioned: Map<ExecutorStep, string>;
 }
 
 /**
@@ -106,6 +115,9 @@ export class Executor {
   private infoPath: string | null = null;
   /** The active progress display; default log lines go through it so the live view is not torn. */
   private reporter: ProgressReporter | null = null;
+  /** The output level of the current run; the default logger prints info lines only at `verbose`. */
+  private verbosity: OutputLevel = 'normal';
+  private readonly customLogger: boolean;
 
   /**
    * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty prefix or a malformed option.
@@ -125,9 +137,14 @@ export class Executor {
     this.prefix = absolutePrefix(options.prefix);
     this.executorInfoBasePath = options.executorInfoBasePath ?? pathJoin(this.prefix, 'experiments');
     this.description = options.description ?? null;
+    this.customLogger = options.logger !== undefined;
     this.logger = options.logger ?? {
-      info: (m) => this.emit(`[executor] INFO ${m}`),
-      warn: (m) => this.emit(`[executor] WARN ${m}`),
+      info: (m) => {
+        if (this.verbosity === 'verbose') this.emit(`[executor] INFO ${m}`);
+      },
+      warn: (m) => {
+        if (this.verbosity !== 'quiet') this.emit(`[executor] WARN ${m}`);
+      },
     };
     this.graph = new VersionGraph({ prefix: this.prefix, logger: this.logger });
   }
@@ -226,7 +243,11 @@ export class Executor {
     if (prepared.config.dryRun) {
       const plans = await this.plan(prepared);
       this.lastPlan = plans;
-      for (const line of formatPlan(plans)) this.logger.info(line);
+      // The plan is what a dry run is for: printed at every level.
+      for (const line of formatPlan(plans)) {
+        if (this.customLogger) this.logger.info(line);
+        else this.emit(`[executor] INFO ${line}`);
+      }
       return new Map(this.graph.outputPaths);
     }
     this.infoPath = await writeRunInfos(this.infoContext, prepared);
@@ -241,6 +262,9 @@ export class Executor {
 
   private async prepare(entries: readonly StepEntry[], options: RunOptions): Promise<PreparedRun> {
     const config = parseRunOptions(options);
+    this.verbosity = config.verbosity;
+    await assertStorablePath('prefix', this.prefix);
+    if (this.executorInfoBasePath !== this.prefix) await assertStorablePath('executor info base path', this.executorInfoBasePath);
     let timings: LeaseTimings;
     try {
       timings = leaseTimings();
@@ -251,6 +275,7 @@ export class Executor {
       });
     }
     const runOnly = config.runOnly === null ? null : compileRunOnly(config.runOnly);
+    const forceRun = config.forceRun === null ? null : compileRunOnly(config.forceRun, '--force-run');
     for (const entry of entries) {
       if (entry === null || entry === undefined) continue;
       let step: ExecutorStep | null;
@@ -274,29 +299,40 @@ export class Executor {
     await mapLimit(all, IO_CONCURRENCY, async (s) => {
       if (statuses.get(s) === STATUS_SUCCESS && (await readGcTombstone(this.graph.outputPaths.get(s)!)) !== null) marked.add(s);
     });
+    const forced = new Set(forceRun === null ? [] : all.filter((s) => forceRun.some((re) => re.test(s.name))));
+    if (forceRun !== null && forced.size === 0) {
+      throw unmatchedPatternError('--force-run', forceRun, all.map((s) => s.name));
+    }
 
     const { selected: stepsToRun, pruned } = planSelection({
       steps: all,
       name: (s) => s.name,
       dependencies: (s) => this.graph.dependencies.get(s) ?? [],
       isPseudoDep: (s) => this.graph.isPseudoDep.get(s) === true,
-      status: (s) => (marked.has(s) ? null : (statuses.get(s) ?? null)),
+      // A forced step is selected as if its output were missing; so is a SUCCESS output gc has marked.
+      status: (s) => (forced.has(s) || marked.has(s) ? null : (statuses.get(s) ?? null)),
+      forced: (s) => forced.has(s),
       runOnly,
       logger: this.logger,
     });
     // Only steps that may run must be runnable here: a remote step already completed (say, by a
     // Python executor sharing the prefix) is reused without a backend.
-    for (const s of stepsToRun) if (statuses.get(s) !== STATUS_SUCCESS) this.runner.check(s, this.graph.label(s));
+    for (const s of stepsToRun) if (statuses.get(s) !== STATUS_SUCCESS || forced.has(s)) this.runner.check(s, this.graph.label(s));
 
     const infoTexts = new Map<ExecutorStep, string | null>();
     const keepInfo = new Set<ExecutorStep>();
+    const unversioned = new Map<ExecutorStep, string>();
     const succeeded = all.filter((s) => statuses.get(s) === STATUS_SUCCESS);
     await mapLimit(succeeded, IO_CONCURRENCY, async (s) => {
       const result = await verifyOnHit(this.verifyTarget(s), this.logger);
       infoTexts.set(s, result.infoText);
       if (!result.matches && result.infoText !== null) keepInfo.add(s);
+      if (result.matches && !forced.has(s)) {
+        const changes = unversionedChanges(result.infoText, this.graph.infoConfigs.get(s));
+        if (changes.length > 0) unversioned.set(s, summarizeChanges(changes));
+      }
     });
-    return { config, timings, stepsToRun, pruned, statuses, infoTexts, keepInfo };
+    return { config, timings, stepsToRun, pruned, statuses, infoTexts, keepInfo, forced, unversioned };
   }
 
   private verifyTarget(step: ExecutorStep) {
@@ -319,6 +355,8 @@ export class Executor {
       pruned: prepared.pruned,
       statuses: prepared.statuses,
       forceRunFailed: prepared.config.forceRunFailed,
+      forced: prepared.forced,
+      unversioned: prepared.unversioned,
       timings: prepared.timings,
       logger: this.logger,
     });
@@ -330,7 +368,7 @@ export class Executor {
 
   private async schedule(prepared: PreparedRun): Promise<void> {
     const { config } = prepared;
-    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress, stream: this.progressStream });
+    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress, level: config.verbosity, stream: this.progressStream });
     this.reporter = reporter;
     try {
       await this.scheduleWith(prepared, reporter);
@@ -352,8 +390,9 @@ export class Executor {
       maxConcurrent: config.maxConcurrent,
       label: (s) => graph.label(s),
       abortsRun: (e) => typeof e === 'object' && e !== null && aborts.has(e),
-      onState: (s, state, detail) => reporter.update(graph.label(s), state, detail),
+      onState: (s, state, detail) => reporter.update(graph.label(s), state, detail ?? (state === 'skipped' ? 'already succeeded' : undefined)),
       failureDetail: (e) => describeFailure(e).cause,
+      ...(config.signal === undefined ? {} : { stop: config.signal }),
       execute: async (step) => {
         try {
           return await this.launch(step, prepared, reporter, aborts);
@@ -389,6 +428,14 @@ export class Executor {
       ],
     };
     reporter.finish(summary);
+    if (config.signal?.aborted === true) {
+      const stopped = result.failures.filter((f) => ExecutorError.hasCode(f.error, 'EXECUTOR_INTERRUPTED')).map((f) => graph.label(f.node));
+      const reason = config.signal.reason as unknown;
+      throw new ExecutorError('EXECUTOR_INTERRUPTED', reason instanceof Error ? reason.message : 'run interrupted', {
+        cause: reason,
+        details: { interrupted: stopped, notStarted: summary.notRun, failures: result.failures.map((f) => f.error) },
+      });
+    }
     if (result.abortError !== undefined) throw result.abortError;
     if (result.failures.length > 0) {
       const completed = stepsToRun
@@ -420,10 +467,17 @@ export class Executor {
     const label = graph.label(step);
     const outputPath = graph.outputPaths.get(step)!;
     let status = await readStatus(outputPath);
-    if (status === STATUS_SUCCESS) {
+    const forced = prepared.forced.has(step);
+    if (status === STATUS_SUCCESS && !forced) {
       if ((await this.reclaim(step, timings)) === 'reuse') {
         await verifyOnHit(this.verifyTarget(step), this.logger, prepared.infoTexts.get(step));
         this.logger.info(`Skip ${label}: already succeeded`);
+        const changed = prepared.unversioned.get(step);
+        if (changed !== undefined) {
+          this.logger.warn(
+            `${label} reused although its unversioned config changed (${changed}); rerun it with --force-run ${JSON.stringify(`^${step.name}$`)}`,
+          );
+        }
         return 'skipped';
       }
       status = await readStatus(outputPath);
@@ -453,14 +507,17 @@ export class Executor {
         details: { step: label },
       });
     }
+    const reason = await runReason({ status, outputPath, name: step.name, version: graph.versions.get(step), forced });
     const runOnce = (initialStatus: StepStatus | null): Promise<'ran' | 'skipped'> => runUnderLease({
       label,
       outputPath,
       timings,
       forceRunFailed: config.forceRunFailed,
+      force: forced,
+      ...(config.signal === undefined ? {} : { interrupt: config.signal }),
       logger: this.logger,
       initialStatus,
-      onState: (state, detail) => reporter.update(label, state, detail),
+      onState: (state, detail) => reporter.update(label, state, detail ?? (state === 'running' ? reason : undefined)),
       verifyHit: async () => {
         await verifyOnHit(this.verifyTarget(step), this.logger);
       },
@@ -480,6 +537,10 @@ export class Executor {
           signal,
           mirrorBudgetGb: maxMirrorBudgetGb(step.config),
           logger: this.logger,
+          // At verbose the same line is an info line already.
+          notify: (m) => {
+            if (config.verbosity === 'normal') reporter.log(`  ↳ ${m}`);
+          },
         }),
     });
     try {
@@ -506,4 +567,15 @@ function jobFailureOf(e: unknown, label: string): ExecutorError | null {
   const inner = e.cause;
   if (!ExecutorError.hasCode(inner, 'EXECUTOR_STEP_FAILED')) return null;
   return inner.details['step'] === label && typeof inner.details['jobId'] === 'string' ? inner : null;
+}
+
+/** A `--force-run` pattern that matches no step: the patterns as typed, with close step names. */
+function unmatchedPatternError(flag: string, patterns: readonly RegExp[], names: readonly string[]): ExecutorError {
+  const texts = patterns.map(patternText);
+  const hint = [...new Set(texts.flatMap((t) => closestMatches(t.replace(/^\^|\$$/g, ''), names)))];
+  return new ExecutorError(
+    'EXECUTOR_INVALID_ARGUMENT',
+    `${flag} ${texts.map((t) => JSON.stringify(t)).join(', ')} matched no step` + (hint.length > 0 ? `; did you mean ${hint.join(', ')}?` : ''),
+    { details: { unmatched: texts, suggestions: hint, usage: true } },
+  );
 }

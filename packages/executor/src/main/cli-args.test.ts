@@ -9,15 +9,32 @@ describe('parseExecutorArgs()', () => {
       dryRun: false,
       forceRunFailed: true,
       runOnly: null,
+      forceRun: null,
       maxConcurrent: null,
       progress: 'auto',
       help: false,
       verbose: false,
+      quiet: false,
       json: false,
       runStep: null,
       stepConfigFile: null,
       backend: null,
     });
+  });
+
+  it('takes --quiet and repeatable --force-run patterns, keeps a pattern as typed in errors, and refuses --quiet with --verbose', () => {
+    const args = parseExecutorArgs(['--quiet', '--force-run', 'a/b', '--force_run=["^c$"]']);
+    expect(args.quiet).toBe(true);
+    expect(args.forceRun).toEqual(['a/b', '^c$']);
+    expect(() => parseExecutorArgs(['--quiet', '--verbose'])).toThrow(expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT' }));
+    let message = '';
+    try {
+      parseExecutorArgs(['--force-run', 'my/(exp']);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    // Shown as typed: not `my\/(exp` (RegExp.source) nor double-escaped.
+    expect(message).toContain('"my/(exp"');
   });
 
   it('takes --backend local|iris|ray and rejects anything else as a usage error', () => {

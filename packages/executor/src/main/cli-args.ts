@@ -11,10 +11,12 @@ export const ExecutorArgsSchema = z.object({
   dryRun: z.boolean(),
   forceRunFailed: z.boolean(),
   runOnly: z.array(z.string()).nullable(),
+  forceRun: z.array(z.string()).nullable(),
   maxConcurrent: z.number().int().nullable(),
   progress: ProgressModeSchema,
   help: z.boolean(),
   verbose: z.boolean(),
+  quiet: z.boolean(),
   json: z.boolean(),
   runStep: z.string().nullable(),
   stepConfigFile: z.string().nullable(),
@@ -37,11 +39,15 @@ options:
   --run-only <regex>                   run these steps (matched by regex) and their dependencies
                                        only; repeatable, or a JSON array '["^a", "b"]'; a pattern
                                        that matches no step is an error
+  --force-run <regex>                  run matching steps again even if their output succeeded (the
+                                       old output is replaced under the lease); repeatable
   --max-concurrent <n>                 at most n steps active at once (default: 8)
   --progress auto|live|plain           progress display (default: auto)
   --json [true|false]                  print the dry-run plan, or the run's outcome per step, as
                                        JSON on stdout (default: false)
-  --verbose [true|false]               print full error stacks on failure (default: false)
+  --quiet [true|false]                 print only failures and the summary (default: false)
+  --verbose [true|false]               print every step state change, log line and full error
+                                       stacks (default: false)
   --backend local|iris|ray             the Fray backend remote steps run on (default: FRAY_BACKEND,
                                        an Iris task's cluster, RAY_ADDRESS's Ray cluster, else local)
   --help                               print this help
@@ -65,11 +71,13 @@ const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
   'dry-run': { key: 'dryRun', kind: 'boolean' },
   'force-run-failed': { key: 'forceRunFailed', kind: 'boolean' },
   'run-only': { key: 'runOnly', kind: 'runOnly' },
+  'force-run': { key: 'forceRun', kind: 'runOnly' },
   'max-concurrent': { key: 'maxConcurrent', kind: 'integer' },
   progress: { key: 'progress', kind: 'progress' },
   backend: { key: 'backend', kind: 'backend' },
   help: { key: 'help', kind: 'help' },
   verbose: { key: 'verbose', kind: 'boolean' },
+  quiet: { key: 'quiet', kind: 'boolean' },
   json: { key: 'json', kind: 'boolean' },
   'run-step': { key: 'runStep', kind: 'internal' },
   'step-config-file': { key: 'stepConfigFile', kind: 'internal' },
@@ -89,19 +97,19 @@ function parseBooleanWord(word: string): boolean | null {
   return null;
 }
 
-function parseRunOnlyValue(value: string): string[] {
+function parseRunOnlyValue(flag: string, value: string): string[] {
   if (!value.trimStart().startsWith('[')) return [value];
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch (cause) {
-    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `--run-only value ${value} is not a valid JSON array`, {
+    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `--${flag} value ${value} is not a valid JSON array`, {
       cause,
       details: { usage: true },
     });
   }
   const list = z.array(z.string()).safeParse(parsed);
-  if (!list.success) throw usageError(`--run-only value ${value} must be a JSON array of strings`);
+  if (!list.success) throw usageError(`--${flag} value ${value} must be a JSON array of strings`);
   return list.data;
 }
 
@@ -123,10 +131,12 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
     dryRun: false,
     forceRunFailed: true,
     runOnly: null,
+    forceRun: null,
     maxConcurrent: null,
     progress: 'auto',
     help: false,
     verbose: false,
+    quiet: false,
     json: false,
     runStep: null,
     stepConfigFile: null,
@@ -173,9 +183,11 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
       case 'string':
         (out as Record<string, unknown>)[flag.key] = takeValue();
         break;
-      case 'runOnly':
-        out.runOnly = [...(out.runOnly ?? []), ...parseRunOnlyValue(takeValue())];
+      case 'runOnly': {
+        const key = flag.key as 'runOnly' | 'forceRun';
+        out[key] = [...(out[key] ?? []), ...parseRunOnlyValue(rawName, takeValue())];
         break;
+      }
       case 'integer': {
         const value = takeValue();
         if (!/^[+-]?\d+$/.test(value.trim())) {
@@ -205,5 +217,7 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
     }
   }
   if (out.runOnly !== null) compileRunOnly(out.runOnly);
+  if (out.forceRun !== null) compileRunOnly(out.forceRun, '--force-run');
+  if (out.quiet && out.verbose) throw usageError('--quiet and --verbose exclude each other');
   return ExecutorArgsSchema.parse(out);
 }

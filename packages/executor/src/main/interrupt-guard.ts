@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { FrayStepRunner } from '../run/fray-step-runner.js';
 
@@ -7,68 +8,79 @@ export interface InterruptGuardOptions {
   /** The runner whose jobs are terminated. */
   fray: Pick<FrayStepRunner, 'activeJobs' | 'terminateActiveJobs'>;
   logger: ExecutorLogger;
-  /** Resolves once the run has settled (its statuses written) after the jobs were terminated. */
+  /** Aborted on the first signal, with an EXECUTOR_INTERRUPTED reason: the run's `signal`. */
+  controller: AbortController;
+  /** Resolves once the run has settled (its statuses written) after the abort. */
   settled: () => Promise<unknown>;
-  /** Longest wait for terminations and the run to settle before the signal is re-raised. @default 10000 */
+  /** Ends the process: at once on a second signal, or when the run does not settle within `graceMs`. */
+  exit: (code: number) => void;
+  /** Longest wait for terminations and the run to settle before the process exits anyway. @default 10000 */
   graceMs?: number;
+  /** Where the signals are listened for. @default process */
+  target?: Pick<NodeJS.EventEmitter, 'on' | 'removeListener'>;
+  /** Where the lines about a second signal or a late settle go. @default process.stderr */
+  stderr?: { write(s: string): unknown };
 }
 
 /** An installed guard. */
 export interface InterruptGuard {
-  /** Whether a signal arrived while jobs were running. */
-  readonly interrupted: boolean;
-  /** Never resolves: the process ends by the re-raised signal. Await it after an interrupt. */
-  readonly dying: Promise<never>;
+  /** The signal that interrupted the run, or `null`. */
+  readonly signal: NodeJS.Signals | null;
+  /** The exit code for the signal: 130 for SIGINT, 143 for SIGTERM (128 + its number). */
+  readonly exitCode: number;
+  /** Resolves once the jobs of remote steps were told to stop (at once when there were none). */
+  readonly drained: Promise<void>;
   uninstall(): void;
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /**
- * While installed, SIGINT and SIGTERM first terminate the Fray jobs of running remote steps (jobs
- * submitted from outside a task have no parent that would stop them) and let the run settle (the
- * stopped steps are written FAILED and their leases released, so a rerun retries them at once), then
- * the signal is raised again with Node's default action, so the process still ends "killed by
- * SIGTERM". With no job in flight, or on a second signal, the signal is re-raised at once.
+ * While installed, the first SIGINT or SIGTERM interrupts the run instead of killing the process:
+ * the controller aborts (running steps are aborted through their signal, written FAILED and their
+ * leases released; no new step starts), the Fray jobs of running remote steps are terminated, and
+ * the caller prints what was interrupted and exits with 128 + the signal's number. A second signal
+ * exits at once with that code; so does a run that has not settled after `graceMs`.
  */
 export function installInterruptGuard(options: InterruptGuardOptions): InterruptGuard {
   const { fray, logger } = options;
-  let interrupted = false;
-  let handling = false;
-  const dying = new Promise<never>(() => {});
+  let signal: NodeJS.Signals | null = null;
+  let drained: Promise<void> = Promise.resolve();
+  const target = options.target ?? process;
+  const stderr = options.stderr ?? process.stderr;
   const uninstall = (): void => {
-    for (const s of SIGNALS) process.removeListener(s, handler);
+    for (const s of SIGNALS) target.removeListener(s, handler);
   };
-  const reraise = (signal: NodeJS.Signals): void => {
-    uninstall();
-    process.kill(process.pid, signal);
-    // Another listener may keep the process alive; end it as the signal would have.
-    setTimeout(() => process.exit(128 + constants.signals[signal]), 1000);
-  };
-  function handler(signal: NodeJS.Signals): void {
-    const jobs = fray.activeJobs;
-    if (handling || jobs.length === 0) {
-      reraise(signal);
+  const codeOf = (s: NodeJS.Signals): number => 128 + constants.signals[s];
+  function handler(received: NodeJS.Signals): void {
+    if (signal !== null) {
+      stderr.write(`\n${received} again: exiting without waiting\n`);
+      options.exit(codeOf(received));
       return;
     }
-    handling = true;
-    interrupted = true;
-    logger.warn(`received ${signal}; terminating ${jobs.length} running Fray job(s) before exiting`);
-    const timer = setTimeout(() => reraise(signal), options.graceMs ?? 10_000);
-    void fray
-      .terminateActiveJobs(logger)
-      .then(() => options.settled())
-      .finally(() => {
-        clearTimeout(timer);
-        reraise(signal);
-      });
+    signal = received;
+    options.controller.abort(
+      new ExecutorError('EXECUTOR_INTERRUPTED', `interrupted by ${received}`, { details: { signal: received } }),
+    );
+    drained = fray.activeJobs.length === 0 ? Promise.resolve() : fray.terminateActiveJobs(logger).then(() => undefined, () => undefined);
+    const timer = setTimeout(() => {
+      stderr.write(`interrupted by ${received}; the run did not stop within ${Math.round((options.graceMs ?? 10_000) / 1000)}s, exiting\n`);
+      options.exit(codeOf(received));
+    }, options.graceMs ?? 10_000);
+    timer.unref();
+    void Promise.all([drained, options.settled()]).finally(() => clearTimeout(timer));
   }
-  for (const s of SIGNALS) process.on(s, handler);
+  for (const s of SIGNALS) target.on(s, handler);
   return {
-    get interrupted() {
-      return interrupted;
+    get signal() {
+      return signal;
     },
-    dying,
+    get exitCode() {
+      return signal === null ? 0 : codeOf(signal);
+    },
+    get drained() {
+      return drained;
+    },
     uninstall,
   };
 }

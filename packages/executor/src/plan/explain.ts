@@ -42,6 +42,10 @@ export interface ExplainInput {
   pruned?: ReadonlyMap<ExecutorStep, ExecutorStep>;
   statuses: ReadonlyMap<ExecutorStep, StepStatus | null>;
   forceRunFailed: boolean;
+  /** Steps `forceRun` selects: planned as `run` whatever their status. @default none */
+  forced?: ReadonlySet<ExecutorStep>;
+  /** SUCCESS steps whose recorded config differs in unversioned fields, with those fields. @default none */
+  unversioned?: ReadonlyMap<ExecutorStep, string>;
   timings: LeaseTimings;
   logger: ExecutorLogger;
   /** Clock in milliseconds. @default Date.now */
@@ -78,7 +82,7 @@ export async function nearestEarlierVersion(
   outputPath: string,
   name: string,
   version: unknown,
-): Promise<{ path: string; changes: string[] } | null> {
+): Promise<{ path: string; changes: string[]; before: Record<string, unknown> } | null> {
   const parent = parentOf(outputPath);
   const fs = filesystemFor(parent);
   let entries;
@@ -109,7 +113,7 @@ export async function nearestEarlierVersion(
     .filter((s): s is { dir: string; infoUrl: string; mtime: number } => s !== null)
     .sort((a, b) => b.mtime - a.mtime || (a.dir < b.dir ? -1 : 1))
     .slice(0, MAX_CANDIDATES);
-  let best: { path: string; changes: string[]; mtime: number } | null = null;
+  let best: { path: string; changes: string[]; mtime: number; before: Record<string, unknown> } | null = null;
   for (const c of recent) {
     let info: unknown;
     try {
@@ -126,10 +130,10 @@ export async function nearestEarlierVersion(
       changes.length < best.changes.length ||
       (changes.length === best.changes.length && (c.mtime > best.mtime || (c.mtime === best.mtime && c.dir < best.path)))
     ) {
-      best = { path: c.dir, changes, mtime: c.mtime };
+      best = { path: c.dir, changes, mtime: c.mtime, before: earlier };
     }
   }
-  return best === null ? null : { path: best.path, changes: best.changes };
+  return best === null ? null : { path: best.path, changes: best.changes, before: best.before };
 }
 
 /**
@@ -149,9 +153,14 @@ export async function explainSteps(input: ExplainInput): Promise<StepPlan[]> {
     const status = statuses.get(step) ?? null;
     let action: PlanAction;
     let reason: string;
-    if (status === STATUS_SUCCESS) {
+    if (status === STATUS_SUCCESS && input.forced?.has(step) === true) {
+      action = 'run';
+      reason = 'already succeeded; forced (--force-run), the output is replaced';
+    } else if (status === STATUS_SUCCESS) {
       action = 'skip';
       reason = 'already succeeded';
+      const changed = input.unversioned?.get(step);
+      if (changed !== undefined) reason += `, although its unversioned config changed: ${changed}`;
     } else if (isFailedStatus(status)) {
       if (!input.forceRunFailed) {
         throw new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${label} failed previously. Status: ${status}`, {

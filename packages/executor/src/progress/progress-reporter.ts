@@ -1,6 +1,9 @@
+import { palette, stripAnsi, wantsColour } from './colour.js';
+import type { Palette } from './colour.js';
+import { formatStepLine, isShown, symbolFor } from './step-line.js';
 import { formatSummary, isSettled, STEP_STATES } from './step-state.js';
 import type { RunSummary, StepState } from './step-state.js';
-import type { ProgressMode } from './progress-mode.js';
+import type { OutputLevel, ProgressMode } from './progress-mode.js';
 
 /** Receives every step state change of a run and prints it. */
 export interface ProgressReporter {
@@ -23,9 +26,13 @@ export interface ProgressStream {
 export interface ProgressReporterOptions {
   /** `auto` picks `live` on a TTY when `CI` is unset, else `plain`. @default 'auto' */
   mode?: ProgressMode;
+  /** How much is printed. @default 'normal' */
+  level?: OutputLevel;
+  /** Colour the output; `undefined` decides from the stream and `NO_COLOR` / `FORCE_COLOR`. */
+  colour?: boolean;
   /** Where to print. @default process.stderr */
   stream?: ProgressStream;
-  /** Environment consulted for `CI`. @default process.env */
+  /** Environment consulted for `CI`, `NO_COLOR`, `FORCE_COLOR`. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Clock in milliseconds. @default Date.now */
   now?: () => number;
@@ -42,29 +49,66 @@ export function resolveProgressMode(
 }
 
 /**
- * Creates the progress display of a run: one plain line per state change off a TTY (or with
- * `plain`), a live view redrawn at most 10 times a second on a TTY (or with `live`). Both end with
- * the summary line.
+ * Creates the progress display of a run. Off a TTY (or with `plain`) it prints one line per step
+ * event that matters at its level: at `normal`, a step's start with the reason it runs, its end with
+ * the duration, failures, blocked steps and lease waits (skipped steps are only counted in the
+ * summary); at `verbose`, every state change; at `quiet`, failures only. On a TTY (or with `live`)
+ * a block of active steps is redrawn in place at most 10 times a second, and only settled steps
+ * become permanent lines, so nothing is printed twice. Both end with the summary line.
  */
 export function createProgressReporter(options: ProgressReporterOptions = {}): ProgressReporter {
   const stream = options.stream ?? process.stderr;
-  const mode = resolveProgressMode(options.mode ?? 'auto', stream, options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const mode = resolveProgressMode(options.mode ?? 'auto', stream, env);
   const now = options.now ?? Date.now;
-  return mode === 'live' ? new LiveProgress(stream, now) : new PlainProgress(stream);
+  const level = options.level ?? 'normal';
+  const c = palette(options.colour ?? wantsColour(stream, env));
+  return mode === 'live' ? new LiveProgress(stream, now, level, c) : new PlainProgress(stream, now, level, c);
+}
+
+/** Start times of running steps, and the last detail printed per step (a waiter re-reports on every poll). */
+class StepClock {
+  private readonly started = new Map<string, number>();
+  private readonly last = new Map<string, string>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Records the event; false when it repeats the step's previous one. */
+  record(label: string, state: StepState, detail: string | undefined): boolean {
+    const key = `${state}\u0000${detail ?? ''}`;
+    if (this.last.get(label) === key) return false;
+    this.last.set(label, key);
+    if (state === 'running') this.started.set(label, this.now());
+    return true;
+  }
+
+  /** Milliseconds since the step started running, for a settled state; `null` if it never ran here. */
+  took(label: string, state: StepState): number | null {
+    const t = this.started.get(label);
+    return t === undefined || !isSettled(state) ? null : this.now() - t;
+  }
+}
+
+function summaryLine(summary: RunSummary, c: Palette): string {
+  const text = formatSummary(summary);
+  return summary.failed > 0 ? c.red(text) : summary.ran + summary.skipped === summary.total ? c.green(text) : text;
 }
 
 class PlainProgress implements ProgressReporter {
-  private readonly last = new Map<string, string>();
+  private readonly clock: StepClock;
 
-  constructor(private readonly stream: ProgressStream) {}
+  constructor(
+    private readonly stream: ProgressStream,
+    now: () => number,
+    private readonly level: OutputLevel,
+    private readonly c: Palette,
+  ) {
+    this.clock = new StepClock(now);
+  }
 
   update(label: string, state: StepState, detail?: string): void {
-    // Every step starts pending; only changes from there are worth a line (a waiter re-reports
-    // `waiting` on every poll).
-    const key = `${state}\u0000${detail ?? ''}`;
-    if (state === 'pending' || this.last.get(label) === key) return;
-    this.last.set(label, key);
-    this.stream.write(`[executor] ${label}: ${state}${detail ? ` (${detail})` : ''}\n`);
+    if (!this.clock.record(label, state, detail) || !isShown(state, this.level)) return;
+    this.stream.write(`${formatStepLine(label, state, detail, this.clock.took(label, state), this.c)}\n`);
   }
 
   log(line: string): void {
@@ -72,7 +116,7 @@ class PlainProgress implements ProgressReporter {
   }
 
   finish(summary: RunSummary): void {
-    this.stream.write(`${formatSummary(summary)}\n`);
+    this.stream.write(`${summaryLine(summary, this.c)}\n`);
   }
 }
 
@@ -93,12 +137,14 @@ function formatElapsed(ms: number): string {
 }
 
 /**
- * The live view: finished steps scroll above as permanent lines; below them a block (header with
- * counts per state, one line per active step) is erased and redrawn in place.
+ * The live view: settled steps scroll above as permanent lines (the same lines as the plain
+ * display, skipped ones only at `verbose`); below them a block (header with counts per state, one
+ * line per active step with its reason and elapsed time) is erased and redrawn in place.
  */
 class LiveProgress implements ProgressReporter {
   private readonly entries = new Map<string, LiveEntry>();
   private readonly permanent: string[] = [];
+  private readonly clock: StepClock;
   private drawnLines = 0;
   private timer: NodeJS.Timeout | null = null;
   private ticker: NodeJS.Timeout | null = null;
@@ -108,16 +154,22 @@ class LiveProgress implements ProgressReporter {
   constructor(
     private readonly stream: ProgressStream,
     private readonly now: () => number,
-  ) {}
+    private readonly level: OutputLevel,
+    private readonly c: Palette,
+  ) {
+    this.clock = new StepClock(now);
+  }
 
   update(label: string, state: StepState, detail?: string): void {
     if (this.finished) return;
     const t = this.now();
     const prev = this.entries.get(label);
-    this.entries.set(label, { state, since: prev && prev.state === state ? prev.since : t, detail });
-    if (isSettled(state)) {
-      const took = prev && (prev.state === 'running' || prev.state === 'waiting') ? ` in ${formatElapsed(t - prev.since)}` : '';
-      this.permanent.push(`${symbolFor(state)} ${label}: ${state}${took}${detail ? ` (${detail})` : ''}`);
+    // A running step keeps the reason it started with.
+    const kept = state === 'running' && detail === undefined && prev?.state === 'running' ? prev.detail : detail;
+    this.entries.set(label, { state, since: prev && prev.state === state ? prev.since : t, detail: kept });
+    const fresh = this.clock.record(label, state, detail);
+    if (fresh && isSettled(state) && isShown(state, this.level)) {
+      this.permanent.push(formatStepLine(label, state, detail, this.clock.took(label, state), this.c));
     }
     this.ticker ??= setInterval(() => this.scheduleDraw(), 1000).unref();
     this.scheduleDraw();
@@ -137,9 +189,10 @@ class LiveProgress implements ProgressReporter {
     if (this.ticker) clearInterval(this.ticker);
     this.timer = null;
     this.ticker = null;
-    this.draw();
     this.finished = true;
-    this.stream.write(`${this.clearBlock()}${formatSummary(summary)}\n`);
+    let out = this.clearBlock();
+    for (const line of this.permanent.splice(0)) out += `${line}\n`;
+    this.stream.write(`${out}${summaryLine(summary, this.c)}\n`);
     this.drawnLines = 0;
   }
 
@@ -161,7 +214,8 @@ class LiveProgress implements ProgressReporter {
   private draw(): void {
     this.lastDraw = this.now();
     const width = Math.max(20, (this.stream.columns || 100) - 1);
-    const cut = (s: string): string => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
+    // Cut by visible width: colour codes take no columns.
+    const cut = (s: string): string => (stripAnsi(s).length > width ? `${stripAnsi(s).slice(0, width - 1)}…` : s);
     let out = this.clearBlock();
     for (const line of this.permanent.splice(0)) out += `${line}\n`;
     const counts = new Map<StepState, number>();
@@ -173,33 +227,14 @@ class LiveProgress implements ProgressReporter {
       .filter(([, e]) => !isSettled(e.state))
       .sort(([, a], [, b]) => (ACTIVE_ORDER[a.state] ?? 9) - (ACTIVE_ORDER[b.state] ?? 9) || a.since - b.since);
     const t = this.now();
-    const block = [cut(`executor: ${header || 'starting'}`)];
+    const block = [cut(this.c.bold(`executor: ${header || 'starting'}`))];
     for (const [label, e] of active.slice(0, 20)) {
       const elapsed = e.state === 'running' || e.state === 'waiting' ? ` ${formatElapsed(t - e.since)}` : '';
-      block.push(cut(`  ${symbolFor(e.state)} ${e.state.padEnd(7)}${elapsed.padStart(8)}  ${label}${e.detail ? ` (${e.detail})` : ''}`));
+      block.push(cut(`  ${symbolFor(e.state, this.c)} ${e.state.padEnd(7)}${elapsed.padStart(8)}  ${label}${e.detail ? this.c.dim(` (${e.detail})`) : ''}`));
     }
     if (active.length > 20) block.push(`  … ${active.length - 20} more`);
     out += block.map((l) => `${l}\n`).join('');
     this.drawnLines = block.length;
     this.stream.write(out);
-  }
-}
-
-function symbolFor(state: StepState): string {
-  switch (state) {
-    case 'succeeded':
-      return '✓';
-    case 'skipped':
-      return '↷';
-    case 'failed':
-      return '✗';
-    case 'blocked':
-      return '⊘';
-    case 'running':
-      return '▶';
-    case 'waiting':
-      return '…';
-    default:
-      return '·';
   }
 }

@@ -89,6 +89,8 @@ export class FrayStepRunner implements StepRunner {
   private readonly logTailLines: number;
   private workspaceRoot: string | null = null;
   private readonly active = new Set<JobHandle>();
+  /** Terminations in flight, so a second caller waits for the first instead of returning early. */
+  private readonly stopping = new Map<JobHandle, Promise<void>>();
   /** Labels of the DAG the entry script rebuilds, computed once. */
   private reentryLabels: Set<string> | null = null;
 
@@ -200,8 +202,9 @@ export class FrayStepRunner implements StepRunner {
     const job = await client.submit(request, { adoptExisting: false });
     this.active.add(job);
     logger.info(`Step ${label} submitted as Fray job ${job.jobId}`);
+    inv.notify?.(`Step ${label} submitted as Fray job ${job.jobId}`);
     const onAbort = (): void => {
-      job.terminate().catch((e: unknown) => logger.warn(`could not terminate job ${job.jobId} of ${label}: ${String(e)}`));
+      void this.stop(job, logger, ` of ${label}`);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
@@ -230,9 +233,30 @@ export class FrayStepRunner implements StepRunner {
    * so no job computes on with nobody to record its result). Errors are logged, not thrown.
    */
   async terminateActiveJobs(logger: ExecutorLogger = this.logger): Promise<void> {
-    await Promise.all(
-      [...this.active].map((job) => job.terminate().catch((e: unknown) => logger.warn(`could not terminate job ${job.jobId}: ${String(e)}`))),
-    );
+    await Promise.all([...new Set([...this.active, ...this.stopping.keys()])].map((job) => this.stop(job, logger, '')));
+  }
+
+  /**
+   * Terminates `job` once and resolves when its termination has finished (a backend's `terminate`
+   * waits for its processes; a second call to it may return at once), so a caller that exits next
+   * leaves no job computing. Errors are logged.
+   */
+  private stop(job: JobHandle, logger: ExecutorLogger, what: string): Promise<void> {
+    let p = this.stopping.get(job);
+    if (p === undefined) {
+      p = (async () => {
+        try {
+          await job.terminate();
+          await job.wait({ raiseOnFailure: false, timeoutMs: TERMINATE_WAIT_MS, pollInitialMs: 50 });
+        } catch (e) {
+          logger.warn(`could not terminate job ${job.jobId}${what}: ${String(e)}`);
+        } finally {
+          this.stopping.delete(job);
+        }
+      })();
+      this.stopping.set(job, p);
+    }
+    return p;
   }
 
   private reentryEntrypoint(inv: StepInvocation): BinaryEntrypoint | undefined {
@@ -273,6 +297,8 @@ export class FrayStepRunner implements StepRunner {
  * On lease loss the job is terminated, so the wait settles with `stopped`.
  */
 const STEP_JOB_WAIT = { raiseOnFailure: true, pollInitialMs: 50, pollBackoff: 1.25 } as const;
+/** Longest wait for a terminated job to end in `terminateActiveJobs`. */
+const TERMINATE_WAIT_MS = 8_000;
 
 /** How often a waiting job's pending reason is re-read: 500 ms, ×1.5, capped at 10 s. */
 const PENDING_REASON_POLL = { initialMs: 500, factor: 1.5, maximumMs: 10_000, jitter: 0 } as const;

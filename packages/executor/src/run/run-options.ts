@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ExecutorError } from '../errors.js';
-import { ProgressModeSchema } from '../progress/progress-mode.js';
+import { OutputLevelSchema, ProgressModeSchema } from '../progress/progress-mode.js';
 
 /** The default of `maxConcurrent` (Marin's pool size). */
 export const DEFAULT_MAX_CONCURRENT = 8;
@@ -17,6 +17,19 @@ export const RunOptionsSchema = z.object({
   maxConcurrent: z.number().nullish().transform((v) => v ?? DEFAULT_MAX_CONCURRENT),
   /** Progress display. @default 'auto' */
   progress: ProgressModeSchema.default('auto'),
+  /**
+   * How much the run prints with the default logger: `quiet` (failures and the summary), `normal`
+   * (a step's start with its reason and its end), `verbose` (every state change and log line).
+   * An injected logger receives every line whatever the level. @default 'normal'
+   */
+  verbosity: OutputLevelSchema.default('normal'),
+  /** Regexes (unanchored) of steps to run again even when their output already succeeded. @default null */
+  forceRun: z.array(z.string()).nullish().transform((v) => v ?? null),
+  /**
+   * Aborting it interrupts the run: running steps are aborted through their signal, written FAILED
+   * and their leases released; no new step starts; `run()` rejects with EXECUTOR_INTERRUPTED.
+   */
+  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal).optional(),
 });
 
 /** What callers pass to `run()`. */

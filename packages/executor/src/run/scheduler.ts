@@ -22,6 +22,8 @@ export interface ScheduleOptions<TNode> {
   onState?(node: TNode, state: StepState, detail?: string): void;
   /** The detail shown with a node's `failed` state (its cause, say). @default none */
   failureDetail?(error: unknown): string;
+  /** Once aborted, no node starts; active ones settle (they see the same signal). @default never */
+  stop?: AbortSignal;
 }
 
 /** What `scheduleDag` reports once every started node has settled. */
@@ -125,7 +127,8 @@ export async function scheduleDag<TNode>(opts: ScheduleOptions<TNode>): Promise<
 
   await new Promise<void>((resolveAll) => {
     const pump = (): void => {
-      while (!aborted && active < maxConcurrent && ready.length > 0) {
+      const stopped = (): boolean => aborted || opts.stop?.aborted === true;
+      while (!stopped() && active < maxConcurrent && ready.length > 0) {
         const node = nodes[ready.shift()!]!;
         if (outcomes.has(node)) continue;
         active++;
@@ -156,7 +159,7 @@ export async function scheduleDag<TNode>(opts: ScheduleOptions<TNode>): Promise<
           pump();
         });
       }
-      if (active === 0 && (aborted || ready.length === 0)) resolveAll();
+      if (active === 0 && (stopped() || ready.length === 0)) resolveAll();
     };
     pump();
   });

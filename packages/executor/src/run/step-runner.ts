@@ -26,6 +26,11 @@ export interface StepInvocation {
   mirrorBudgetGb: number | null;
   /** The executor's logger (lines go through its progress display). @default the runner's own */
   logger?: ExecutorLogger;
+  /**
+   * Tells the person watching where the step went (`Step <label> submitted as Fray job <id>`): the
+   * executor prints it at its normal output level, where info lines are hidden. @default nothing
+   */
+  notify?(message: string): void;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ExecutorLogger } from '../logger.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
 import { closestMatches } from '../internal/suggest.js';
+import { patternText } from './run-only.js';
 
 /** What step selection needs to know about the graph. */
 export interface SelectionInput<TStep> {
@@ -15,6 +16,8 @@ export interface SelectionInput<TStep> {
   isPseudoDep(step: TStep): boolean;
   /** Status on disk, read once before selection. */
   status(step: TStep): StepStatus | null;
+  /** Steps to run again whatever their status (`forceRun`): never pruned. @default none */
+  forced?(step: TStep): boolean;
   /** Regex patterns, or `null` to select every non-pseudo step. */
   runOnly: readonly RegExp[] | null;
   logger: ExecutorLogger;
@@ -66,7 +69,7 @@ function pruneBuilt<TStep>(input: SelectionInput<TStep>): Selection<TStep> {
   for (let i = steps.length - 1; i >= 0; i--) {
     const s = steps[i]!;
     const users = dependents.get(s) ?? [];
-    if (users.length === 0 || users.some((u) => demanded.has(u) && input.status(u) !== STATUS_SUCCESS)) {
+    if (users.length === 0 || input.forced?.(s) === true || users.some((u) => demanded.has(u) && input.status(u) !== STATUS_SUCCESS)) {
       demanded.add(s);
       continue;
     }
@@ -82,7 +85,7 @@ function selectRunOnly<TStep>(input: SelectionInput<TStep>, runOnly: readonly Re
   const done = new Set<TStep>();
   const onStack = new Set<TStep>();
   const built: TStep[] = [];
-  const visit = (step: TStep): void => {
+  const visit = (step: TStep, matched: boolean): void => {
     if (done.has(step)) return;
     if (onStack.has(step)) {
       throw new ExecutorError('EXECUTOR_CYCLE', `Cycle detected in ${input.name(step)}`, {
@@ -93,10 +96,12 @@ function selectRunOnly<TStep>(input: SelectionInput<TStep>, runOnly: readonly Re
       logger.info(`Skipping ${input.name(step)}'s dependencies as it has already been run`);
       done.add(step);
       built.push(step);
+      // A step the patterns name is reported (skipped), not silently left out.
+      if (matched) selected.push(step);
       return;
     }
     onStack.add(step);
-    for (const dep of input.dependencies(step)) visit(dep);
+    for (const dep of input.dependencies(step)) visit(dep, false);
     onStack.delete(step);
     done.add(step);
     selected.push(step);
@@ -107,20 +112,24 @@ function selectRunOnly<TStep>(input: SelectionInput<TStep>, runOnly: readonly Re
     const hits = runOnly.filter((re) => re.test(input.name(step)));
     if (hits.length === 0) continue;
     for (const re of hits) matched.add(re);
-    visit(step);
+    visit(step, true);
   }
   const unmatched = runOnly.filter((re) => !matched.has(re));
   if (unmatched.length > 0) {
     const names = steps.map((s) => input.name(s));
-    const suggestions = Object.fromEntries(
-      unmatched.map((re) => [re.source, closestMatches(re.source.replace(/^\^|\$$/g, ''), names)]),
-    );
-    const hint = Object.values(suggestions).flat();
+    const typed = unmatched.map(patternText);
+    const suggestions = Object.fromEntries(typed.map((t) => [t, closestMatches(t.replace(/^\^|\$$/g, ''), names)]));
+    const hint = [...new Set(Object.values(suggestions).flat())];
+    // With nothing close, name a few steps so the line still says what exists.
+    const known = [...new Set(names)];
+    const tail =
+      hint.length > 0
+        ? `; did you mean ${hint.join(', ')}?`
+        : `; steps: ${known.slice(0, 5).join(', ')}${known.length > 5 ? `, … (${known.length} in all)` : ''}`;
     throw new ExecutorError(
       'EXECUTOR_INVALID_ARGUMENT',
-      `Regexes [${unmatched.map((re) => JSON.stringify(re.source)).join(', ')}] did not match any steps` +
-        (hint.length > 0 ? `; did you mean ${hint.map((n) => JSON.stringify(n)).join(', ')}?` : ''),
-      { details: { unmatched: unmatched.map((re) => re.source), suggestions, usage: true } },
+      `--run-only ${typed.map((t) => JSON.stringify(t)).join(', ')} matched no step${tail}`,
+      { details: { unmatched: typed, suggestions, usage: true } },
     );
   }
   const chosen = new Set(selected);

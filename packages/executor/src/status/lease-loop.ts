@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createLease, defaultWorkerId } from '@marin/rigging';
+import { createLease, defaultWorkerId, filesystemFor } from '@marin/rigging';
 import type { DistributedLease, LeaseOptions, LeaseTimings } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { StepState } from '../progress/step-state.js';
 import { startHeartbeat } from './heartbeat.js';
-import { fileUnder, LEASE_FILE, readStatus, writeStatus } from './status-store.js';
+import { fileUnder, INFO_FILE, LEASE_FILE, readStatus, STATUS_FILE, writeStatus } from './status-store.js';
 import { isFailedStatus, STATUS_FAILED, STATUS_RUNNING, STATUS_SUCCESS } from './status.js';
 import type { StepStatus } from './status.js';
 
@@ -17,6 +17,16 @@ export interface LeaseLoopOptions {
   timings: LeaseTimings;
   /** Rerun a step whose status is FAILED/DEP_FAILED. */
   forceRunFailed: boolean;
+  /**
+   * Run even over a SUCCESS output (`forceRun`): under the lease, RUNNING replaces SUCCESS before
+   * the old files are removed, so no reader reuses a half-replaced output. @default false
+   */
+  force?: boolean;
+  /**
+   * Aborting it interrupts the step: a wait for the lease ends at once; a running body is aborted
+   * through its signal, FAILED is written and the lease released without waiting for the body.
+   */
+  interrupt?: AbortSignal;
   logger: ExecutorLogger;
   /** The status already read by the launch check, reused for the first iteration. */
   initialStatus: StepStatus | null;
@@ -38,6 +48,25 @@ export interface LeaseLoopOptions {
 }
 
 const WAIT_LOG_EVERY_MS = 60_000;
+
+/** The error of a step stopped by the run's interrupt signal. */
+export function interruptedError(label: string, reason: unknown, wrote: boolean): ExecutorError {
+  const why = reason instanceof Error ? reason.message : 'interrupted';
+  return new ExecutorError('EXECUTOR_INTERRUPTED', `${label} ${why}${wrote ? '; marked FAILED and its lease released' : ''}`, {
+    cause: reason,
+    details: { step: label, markedFailed: wrote },
+  });
+}
+
+/** Sleeps `ms`, or throws the interrupt error as soon as `interrupt` aborts. */
+async function pause(ms: number, label: string, interrupt: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, interrupt === undefined ? {} : { signal: interrupt });
+  } catch (e) {
+    if (interrupt?.aborted === true) throw interruptedError(label, interrupt.reason, false);
+    throw e;
+  }
+}
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -85,15 +114,17 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
   let first = true;
   let loggedStatus = false;
   let lastWaitLog = -Infinity;
+  let force = opts.force === true;
 
   for (;;) {
+    if (opts.interrupt?.aborted === true) throw interruptedError(label, opts.interrupt.reason, false);
     if (!first) status = await readStatus(outputPath);
     first = false;
     if (!loggedStatus) {
       logger.info(`Status of ${label}: ${status ?? 'none'}`);
       loggedStatus = true;
     }
-    if (status === STATUS_SUCCESS) {
+    if (status === STATUS_SUCCESS && !force) {
       await opts.verifyHit();
       logger.info(`Step ${label} completed by another worker`);
       return 'skipped';
@@ -113,13 +144,14 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
           logger.info(`Waiting for ${label}: lease held by ${holder} (heartbeat ${ago})`);
           lastWaitLog = now();
         }
-        await sleep(pollMs);
+        await pause(pollMs, label, opts.interrupt);
         continue;
       }
       logger.info(`Step ${label} is RUNNING but its lease is missing or stale; taking over`);
     }
     if (await lease.tryAcquire()) {
-      if ((await readStatus(outputPath)) === STATUS_SUCCESS) {
+      const held = await readStatus(outputPath);
+      if (held === STATUS_SUCCESS && !force) {
         await lease.release();
         await opts.verifyHit();
         logger.info(`Step ${label} completed by another worker`);
@@ -128,6 +160,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
       try {
         await opts.writeInfo?.();
         await writeStatus(outputPath, STATUS_RUNNING);
+        if (held === STATUS_SUCCESS) await clearOutput(outputPath);
       } catch (error) {
         await lease.release().catch(() => undefined);
         throw error;
@@ -136,7 +169,9 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
     }
     logger.info(`Lost lock race for ${label}; retrying`);
     opts.onState('waiting', 'lost lock race');
-    await sleep(raceRetryMs);
+    // Forcing applies to the SUCCESS seen before the lease: whoever wins the race decides.
+    force = false;
+    await pause(raceRetryMs, label, opts.interrupt);
   }
 }
 
@@ -165,6 +200,13 @@ async function runHolding(opts: LeaseLoopOptions, lease: HeldLease, now: () => n
       controller.abort(lostError(cause));
     },
   });
+  let interrupted = false;
+  const onInterrupt = (): void => {
+    interrupted = true;
+    controller.abort(opts.interrupt?.reason);
+  };
+  if (opts.interrupt?.aborted === true) onInterrupt();
+  else opts.interrupt?.addEventListener('abort', onInterrupt, { once: true });
   opts.onState('running');
   const started = now();
   let failure: { error: unknown } | null = null;
@@ -172,8 +214,22 @@ async function runHolding(opts: LeaseLoopOptions, lease: HeldLease, now: () => n
     await raceAbort(opts.attempt(controller.signal), controller.signal);
   } catch (error) {
     failure = { error };
+  } finally {
+    opts.interrupt?.removeEventListener('abort', onInterrupt);
   }
   await heartbeat.stop();
+  if (interrupted) {
+    // Interrupted (Ctrl-C, SIGTERM): the body was told through its signal and is not waited for;
+    // FAILED and a released lease let the next run start at once.
+    try {
+      await lease.refresh();
+    } catch (cause) {
+      throw lostError(cause);
+    }
+    await writeStatus(outputPath, STATUS_FAILED);
+    await lease.release();
+    throw interruptedError(label, opts.interrupt?.reason, true);
+  }
   // Fencing: once the lease is lost nothing more is written and nothing released (it is not ours).
   if (controller.signal.aborted) throw controller.signal.reason;
   try {
@@ -203,4 +259,19 @@ async function runHolding(opts: LeaseLoopOptions, lease: HeldLease, now: () => n
     cause: failure.error,
     details: { step: label },
   });
+}
+
+/**
+ * Removes what a previous SUCCESS left in `outputPath` except the step's bookkeeping (status, lease,
+ * info), so a forced rerun starts from an empty output. Runs under the lease after RUNNING was written.
+ */
+async function clearOutput(outputPath: string): Promise<void> {
+  const fs = filesystemFor(outputPath);
+  const keep = new Set([STATUS_FILE, LEASE_FILE, INFO_FILE]);
+  const entries = await fs.ls(outputPath, { includeTemporary: true }).catch(() => []);
+  for (const e of entries) {
+    const name = e.url.replace(/\/+$/, '').split('/').pop() ?? '';
+    if (keep.has(name) || name.startsWith(`${LEASE_FILE}.`) || name.startsWith(`${STATUS_FILE}.`)) continue;
+    await fs.rm(e.url, { recursive: true, missingOk: true });
+  }
 }

@@ -15,12 +15,12 @@ describe('executorMain() as a process', () => {
     ['--max-concurrent 0', ['--max-concurrent', '0']],
     ['an invalid --run-only regex', ['--run-only', '(unclosed']],
     ['--run-step without --step-config-file', ['--run-step', '/tmp/x']],
-  ])('exits 2 with the usage for %s and writes nothing', async (_what, args) => {
+  ])('exits 2 with one line pointing at --help for %s and writes nothing', async (_what, args) => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
     const r = await runFixture('two-steps.ts', { args: ['--prefix', prefix, ...args] });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('usage:');
+    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: .+ \(see two-steps\.ts --help\)$/)]);
     expect(await listTree(tmp.path)).toEqual([]);
   });
 
@@ -45,22 +45,29 @@ describe('executorMain() as a process', () => {
     await using tmp = await makeTempDir();
     const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--run-only', '^cli/aa$'] });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('"cli/a"');
-    expect(r.stderr).toContain('usage: two-steps.ts');
+    // One line, the pattern as typed (not escaped), close names, where the usage is.
+    expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^error: --run-only "\^cli\/aa\$" matched no step; did you mean cli\/a\b.* \(see two-steps\.ts --help\)$/)]);
     expect(await listTree(tmp.path)).toEqual([]);
+    const slash = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--run-only', 'myexp/totl'] });
+    expect(slash.code).toBe(2);
+    expect(slash.stderr).toContain('--run-only "myexp/totl" matched no step; steps: cli/a, cli/b');
   });
 
-  it('ends a failed run with one line per failed step (cause, code, log file) and exit 1, no stack', async () => {
+  it('ends a failed run with one block per failed step (cause, the user frame, the log file) and exit 1, no stack', async () => {
     await using tmp = await makeTempDir();
     const r = await runFixture('failing-step.ts', { args: ['--prefix', tmp.path, '--json'] });
     expect(r.code).toBe(1);
-    const failed = r.stderr.split('\n').filter((l) => l.startsWith('FAILED '));
-    expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatch(/^FAILED fail\/b-[0-9a-f]{6}: vocab\.json: no such file in the tokenizer directory$/);
+    const lines = r.stderr.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('FAILED '));
+    expect(lines.filter((l) => l.startsWith('FAILED '))).toHaveLength(1);
+    expect(lines[head]).toMatch(/^FAILED fail\/b-[0-9a-f]{6}: vocab\.json: no such file in the tokenizer directory$/);
+    // The first frame in the user's own code (the fixture), not the executor's, in a clickable form.
+    expect(lines[head + 1]).toMatch(new RegExp(`^  at ${fixturePath('failing-step.ts').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+$`));
+    expect(lines[head + 2]).toMatch(/^ {2}full error: \S+$/);
     // The progress line carries the cause too.
-    expect(r.stderr).toMatch(/fail\/b-[0-9a-f]{6}: failed \(vocab\.json: no such file/);
-    expect(r.stderr).not.toMatch(/^\s+at /m);
-    const logFile = /full error with stacks: (\S+)/.exec(r.stderr)?.[1];
+    expect(r.stderr).toMatch(/^✗ fail\/b-[0-9a-f]{6} failed after \d+\.\d\ds: vocab\.json: no such file/m);
+    expect(r.stderr).not.toMatch(/^\s+at (?!\/)/m);
+    const logFile = /full error: (\S+)/.exec(r.stderr)?.[1];
     expect(await readFile(logFile!, 'utf8')).toContain('could not load the vocabulary');
     const report = JSON.parse(r.stdout) as { ok: boolean; summary: Record<string, number>; steps: { name: string; outcome: string; failure: unknown }[] };
     expect(report.ok).toBe(false);
@@ -72,7 +79,9 @@ describe('executorMain() as a process', () => {
 
     const verbose = await runFixture('failing-step.ts', { args: ['--prefix', tmp.path, '--verbose'] });
     expect(verbose.code).toBe(1);
-    expect(verbose.stderr).toMatch(/^\s+at /m);
+    // One stack, once: the innermost error's.
+    expect(verbose.stderr.match(/^\s+at loadVocabulary /gm)).toHaveLength(1);
+    expect(verbose.stderr).not.toContain('full error:');
   });
 
   it('prints the dry-run plan as JSON with --json', async () => {
@@ -115,13 +124,26 @@ describe('executorMain() as a process', () => {
     expect(steps.map((s) => s['fn_name'])).toEqual(['writeA', 'writeB']);
   });
 
-  it('prints one plain line per state change and the summary off a TTY', async () => {
+  it('prints a start and an end line per step and the summary off a TTY; --verbose every state change; --quiet the summary', async () => {
     await using tmp = await makeTempDir();
     const r = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path] });
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stderr.split('\n');
-    expect(lines.filter((l) => /^\[executor\] cli\/a-[0-9a-f]{6}: (queued|running|succeeded)$/.test(l))).toHaveLength(3);
-    expect(lines).toContain('2 steps: 2 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)');
+    expect(r.stderr.replace(/\d+\.\d\ds/g, 'T').replace(/-[0-9a-f]{6}/g, '-H')).toBe(
+      [
+        '▶ cli/a-H started: no earlier output',
+        '✓ cli/a-H done in T',
+        '▶ cli/b-H started: no earlier output',
+        '✓ cli/b-H done in T',
+        '2 steps: 2 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)',
+        '',
+      ].join('\n'),
+    );
+    const verbose = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--verbose'] });
+    expect(verbose.stderr).toMatch(/^· cli\/b-[0-9a-f]{6} queued$/m);
+    expect(verbose.stderr).toMatch(/^↷ cli\/b-[0-9a-f]{6} skipped: already succeeded$/m);
+    expect(verbose.stderr).toMatch(/^\[executor\] INFO Executor info written to /m);
+    const quiet = await runFixture('two-steps.ts', { args: ['--prefix', tmp.path, '--quiet', '--force-run', 'cli/b'] });
+    expect(quiet.stderr).toBe('2 steps: 1 ran, 1 skipped (already succeeded), 0 failed, 0 not run (dependency failed)\n');
     expect(r.stderr).not.toContain('\x1b[');
   });
 

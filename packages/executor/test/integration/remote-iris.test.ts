@@ -55,7 +55,8 @@ describe('remote steps on a local Iris cluster', () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
     const env = { IRIS_CONTROLLER_ADDRESS: embedded.cluster.address };
-    const args = ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-tpu'];
+    // --verbose: the job ids are info lines.
+    const args = ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-tpu', '--verbose'];
     const first = await runFixture('remote-steps.ts', { args, env });
     expect(first.code, first.stderr).toBe(0);
     const executorPid = Number(/executor pid=(\d+)/.exec(first.stdout)![1]);
@@ -156,7 +157,7 @@ describe('remote steps on a local Iris cluster', () => {
     await using tmp = await makeTempDir();
     const prefix = join(tmp.path, 'prefix');
     await using executor = startFixture('remote-steps.ts', {
-      args: ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-hang'],
+      args: ['--prefix', prefix, '--fixture-client', 'iris', '--fixture-hang', '--verbose'],
       env: { IRIS_CONTROLLER_ADDRESS: embedded.cluster.address },
     });
     const work = await eventually(async () => {
@@ -166,9 +167,35 @@ describe('remote steps on a local Iris cluster', () => {
     const jobId = /submitted as Fray job (\S+)/.exec(executor.stderr())![1]!;
     expect((await embedded.client.getJob(jobId)).state).toBe('RUNNING');
     executor.child.kill('SIGTERM');
-    expect(await executor.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(await executor.exited).toEqual({ code: 143, signal: null });
     expect((await embedded.client.getJob(jobId)).state).toBe('KILLED');
     expect(await statusOf(work)).toBe('FAILED');
+  });
+
+  it('stopping a job whose executor runs an inline step (the task gets SIGTERM) marks the step FAILED with its lease released', async () => {
+    await using tmp = await makeTempDir();
+    const prefix = join(tmp.path, 'prefix');
+    const script = join('packages', 'executor', 'test', 'fixtures', 'unversioned-step.ts');
+    const top = await embedded.client.launchJob({
+      name: `inline-stop-${process.pid}`,
+      command: ['node', ...NODE_FLAGS, script, '--prefix', prefix],
+      inPlaceWorkdir: WORKSPACE,
+      resources: { cpu: 0.5, memory: '512m' },
+      env: { STEP_SLEEP_MS: '600000' },
+    });
+    const dir = await eventually(async () => {
+      const names = await readdir(join(prefix, 'race'));
+      const d = join(prefix, 'race', names.find((n) => n.startsWith('a-'))!);
+      return (await statusOf(d)) === 'RUNNING' ? d : undefined;
+    }, 'the step to run');
+    await embedded.client.terminateJob(top);
+    // The executor settles within the worker's grace: FAILED, no lease left to wait out.
+    await eventually(async () => ((await statusOf(dir)) === 'FAILED' ? true : undefined), 'the step to be marked FAILED');
+    await eventually(async () => ((await readdir(dir)).includes('.executor_status.lock') ? undefined : true), 'the lease to be released');
+    const rerun = await runFixture('unversioned-step.ts', { args: ['--prefix', prefix], env: { STEP_SLEEP_MS: '0' } });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/started: previous run failed/);
+    expect(rerun.stderr).not.toContain('waiting');
   });
 
   it('stopping the top-level job stops the executor’s child job; no step stays RUNNING under a live lease', async () => {

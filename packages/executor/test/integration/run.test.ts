@@ -383,10 +383,9 @@ describe('Executor.run()', () => {
     const a = new ExecutorStep({ name: 'a', config: {}, fn: () => {} });
     const ex = new Executor({ prefix: tmp.path, logger: captureLogger(), progressStream: { write: (s: string) => void (text += s) } });
     await ex.run([a], plain);
-    expect(text.split('\n')).toEqual([
-      `[executor] ${ex.label(a)}: queued`,
-      `[executor] ${ex.label(a)}: running`,
-      `[executor] ${ex.label(a)}: succeeded`,
+    expect(text.replace(/\d+\.\d\ds/, 'T').split('\n')).toEqual([
+      `▶ ${ex.label(a)} started: no earlier output`,
+      `✓ ${ex.label(a)} done in T`,
       '1 steps: 1 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)',
       '',
     ]);

@@ -15,6 +15,7 @@ import type { RunningRecords } from './running-records.js';
 import { buildTaskEnv } from './task-env.js';
 import { PYTHON_ENV_BUILD_FAILED_EXIT_CODE } from '../client/python-env-failure.js';
 import { activatePythonEnv, prepareTaskPythonEnv } from './task-python-env.js';
+import { failureLineOf, withCause } from './failure-line.js';
 
 /** States an attempt passes through on a worker. */
 export type AttemptState = 'BUILDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'KILLED' | 'WORKER_FAILED';
@@ -89,6 +90,8 @@ export class Attempt implements ReconcilableAttempt {
   #state: AttemptState = 'BUILDING';
   #exitCode = 0;
   #error = '';
+  /** The last stderr line of the task that states a failure's cause (see `failureLineOf`). */
+  #cause: string | null = null;
   #startedAtMs = 0;
   #finishedAtMs = 0;
   #ports: Record<string, number> = {};
@@ -237,7 +240,10 @@ export class Attempt implements ReconcilableAttempt {
         cwd: workdir,
         env,
         usageIntervalMs: this.#ctx.usageIntervalMs,
-        onOutput: (source, line) => this.#ctx.logs.append(this.#logRef(), source, line),
+        onOutput: (source, line) => {
+          if (source === 'stderr') this.#cause = failureLineOf(line) ?? this.#cause;
+          this.#ctx.logs.append(this.#logRef(), source, line);
+        },
         supervisor: {
           workerId: this.#ctx.workerId,
           attemptUid: this.uid,
@@ -274,7 +280,8 @@ export class Attempt implements ReconcilableAttempt {
     if (this.#stopReason !== null) return this.#finish('KILLED', status.exitCode, this.#stopMessage());
     if (status.workerFault !== undefined) return this.#finish('WORKER_FAILED', status.exitCode, status.workerFault);
     if (status.exitCode === 0) return this.#finish('SUCCEEDED', 0, '');
-    return this.#finish('FAILED', status.exitCode, status.message);
+    // "Exit code 1" alone says nothing: the task's last line stating a cause goes with it.
+    return this.#finish('FAILED', status.exitCode, withCause(status.message, this.#cause));
   }
 
   async #prepare(env: Record<string, string>): Promise<'ok' | 'ended'> {

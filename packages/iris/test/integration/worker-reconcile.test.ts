@@ -112,6 +112,16 @@ describe('worker daemon: reconcile', () => {
     expect(again.observed.map((o) => o.state)).toEqual([TaskState.TASK_STATE_SUCCEEDED, TaskState.TASK_STATE_FAILED]);
   });
 
+  it('a failed attempt carries its last stderr line that states a cause, not only the exit code', async () => {
+    await using controller = await startFakeController();
+    await using worker = await startWorker(workerOptions(controller.address));
+    await worker.waitForRegistration();
+    const script = 'console.error("FAILED a/b-123456: vocab.json missing [ENOENT]"); console.error("  full error: /tmp/x.log"); process.exit(1)';
+    const bad = runSpec([NODE, '-e', script]);
+    const observed = await controller.reconcileUntil('w-1', [runWithSpec(bad)], (o) => o.length === 1 && o.every(isTerminal));
+    expect(observed[0]).toMatchObject({ state: TaskState.TASK_STATE_FAILED, exitCode: 1, error: 'Exit code 1: FAILED a/b-123456: vocab.json missing [ENOENT]' });
+  });
+
   it('gives the task its own workdir, process group and the IRIS_* environment, which the job env cannot override', async () => {
     await using controller = await startFakeController();
     await using worker = await startWorker(workerOptions(controller.address, { taskEnv: { FROM_WORKER: 'w' } }));
