@@ -17,6 +17,8 @@ export interface LeaseLoopOptions {
   timings: LeaseTimings;
   /** Rerun a step whose status is FAILED/DEP_FAILED. */
   forceRunFailed: boolean;
+  /** Rebuild over an existing SUCCESS (a mutable `dev` artifact), still waiting behind a held lease. @default false */
+  forceRerun?: boolean;
   logger: ExecutorLogger;
   /** The status already read by the launch check, reused for the first iteration. */
   initialStatus: StepStatus | null;
@@ -93,7 +95,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
       logger.info(`Status of ${label}: ${status ?? 'none'}`);
       loggedStatus = true;
     }
-    if (status === STATUS_SUCCESS) {
+    if (status === STATUS_SUCCESS && opts.forceRerun !== true) {
       await opts.verifyHit();
       logger.info(`Step ${label} completed by another worker`);
       return 'skipped';
@@ -119,7 +121,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
       logger.info(`Step ${label} is RUNNING but its lease is missing or stale; taking over`);
     }
     if (await lease.tryAcquire()) {
-      if ((await readStatus(outputPath)) === STATUS_SUCCESS) {
+      if (opts.forceRerun !== true && (await readStatus(outputPath)) === STATUS_SUCCESS) {
         await lease.release();
         await opts.verifyHit();
         logger.info(`Step ${label} completed by another worker`);
