@@ -24,6 +24,7 @@ export {
   float,
   formatPyJsonPath,
   isBuiltinInstance,
+  orderedKeys,
   parsePyJson,
   pyFloatRepr,
   pyIntRepr,

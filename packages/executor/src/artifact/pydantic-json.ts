@@ -1,4 +1,4 @@
-import { compareCodePoints, FloatValue } from '@marin/rigging';
+import { compareCodePoints, FloatValue, orderedKeys } from '@marin/rigging';
 
 /**
  * A pydantic float as `model_dump_json` writes it: shortest round-trip digits, positional when the decimal
@@ -43,7 +43,9 @@ export interface PydanticJsonOptions {
 /**
  * JSON text as pydantic's `model_dump_json(indent=2)` writes a model of JSON-shaped values: `"key": value`
  * with the given indent, `[]`/`{}` for empty containers, integers as digits, floats (non-integral numbers and
- * `FloatValue`s) per {@link pydanticFloat}, strings per {@link pydanticString}.
+ * `FloatValue`s) per {@link pydanticFloat}, strings per {@link pydanticString}. Object keys keep the order a parsed
+ * Python file had (`parsePyJson` records it); a `Map` keeps insertion order. A plain object built in JavaScript
+ * enumerates integer-like keys (`"2"`) first, unlike a Python dict: use a `Map` where that order matters.
  */
 export function pydanticJson(value: unknown, options: PydanticJsonOptions = {}): string {
   const indent = options.indent === undefined ? '  ' : options.indent === null ? null : ' '.repeat(options.indent);
@@ -62,7 +64,8 @@ export function pydanticJson(value: unknown, options: PydanticJsonOptions = {}):
       if (v.length === 0) return '[]';
       return `[${v.map((item) => `${nl}${write(item, depth + 1, top)}`).join(',')}${end}]`;
     }
-    const entries = v instanceof Map ? [...(v as Map<string, unknown>).entries()] : Object.entries(v as Record<string, unknown>);
+    const record = v as Record<string, unknown>;
+    const entries = v instanceof Map ? [...(v as Map<string, unknown>).entries()] : orderedKeys(record).map((k) => [k, record[k]] as [string, unknown]);
     if (entries.length === 0) return '{}';
     if (sortedUnder.has(top)) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
     return `{${entries.map(([k, item]) => `${nl}${pydanticString(k)}${colon}${write(item, depth + 1, depth === 0 ? k : top)}`).join(',')}${end}}`;
