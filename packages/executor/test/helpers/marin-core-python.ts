@@ -77,3 +77,54 @@ export async function runMarinPython(script: string, args: readonly string[], op
     child.stdin.end(opts.input ?? '');
   });
 }
+
+/** A running Python Marin process. */
+export interface PythonProcess {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout contains `text`; rejects if the process exits first. */
+  waitForStdout(text: string): Promise<void>;
+  exited: Promise<PythonRun>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts `test/python/<script>` with marin-core without waiting for it. */
+export async function startMarinPython(script: string, args: readonly string[], opts: { prefix: string; env?: Record<string, string> }): Promise<PythonProcess> {
+  const python = await marinCorePython();
+  const child = spawn(python, [join(PYTHON_SCRIPTS, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: marinPythonEnv(opts.prefix, opts.env) });
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    for (const l of listeners) l();
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<PythonRun>((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      for (const l of listeners) l();
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    kill: (signal = 'SIGKILL') => void child.kill(signal),
+    waitForStdout: (text) =>
+      new Promise<void>((resolvePromise, reject) => {
+        const check = (): void => {
+          if (stdout.includes(text)) {
+            listeners.delete(check);
+            resolvePromise();
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            listeners.delete(check);
+            reject(new Error(`python ${script} exited before printing ${JSON.stringify(text)}:\n${stderr.slice(-3000)}`));
+          }
+        };
+        listeners.add(check);
+        check();
+      }),
+  };
+}
