@@ -6,8 +6,13 @@ import { canonicalJson, fingerprintHash } from './canonical-json.js';
 import { StepContext } from './step-context.js';
 import { pythonUrlScheme, validatePathSegment, validateVersion } from './version.js';
 
-/** A step body: takes the built config, returns the artifact's value (or nothing for a data artifact). */
-export type ArtifactRunFn<C, T> = (config: C) => T | void | Promise<T | void>;
+/**
+ * A step body: takes the built config, returns the artifact's value (or nothing for a data artifact). Declared
+ * method-style so a handle of any config type fits where `ArtifactStep` (any handle) is expected.
+ */
+export type ArtifactRunFn<C, T> = { run(config: C): T | void | Promise<T | void> }['run'];
+/** Builds a step's config from its context (method-style, as {@link ArtifactRunFn}). */
+export type BuildConfigFn<C> = { build(ctx: StepContext): C | Promise<C> }['build'];
 
 /** Options of {@link ArtifactStep}. */
 export interface ArtifactStepOptions<T extends object, C> {
@@ -20,7 +25,7 @@ export interface ArtifactStepOptions<T extends object, C> {
   /** The body, run in-process under the step's lease. */
   run: ArtifactRunFn<C, T>;
   /** Builds the config from the context: literals bear identity, values pulled from `ctx` do not. */
-  buildConfig: (ctx: StepContext) => C | Promise<C>;
+  buildConfig: BuildConfigFn<C>;
   /** The handles this step builds on (materialized first; the only ones `ctx` resolves). */
   deps?: readonly ArtifactStep[];
   /** Execution choices read through `ctx.runtimeArg(key)`; never in the fingerprint. */
@@ -58,7 +63,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly version: string;
   readonly artifactType: ArtifactType<T>;
   readonly run: ArtifactRunFn<C, T>;
-  readonly buildConfig: (ctx: StepContext) => C | Promise<C>;
+  readonly buildConfig: BuildConfigFn<C>;
   readonly deps: readonly ArtifactStep[];
   readonly runtimeArgs: Readonly<Record<string, unknown>>;
   readonly overridePath: string | null;

@@ -56,7 +56,7 @@ export function currentVersions(): VersionCodex | null {
  * The version of artifact `name`: `version` when given, else the ambient codex's choice.
  * @throws {ExecutorError} EXECUTOR_INVALID_VERSION with no version and no ambient codex (a deferred version never defaults)
  */
-export function resolveVersion(name: string, version: string | null | undefined): string {
+export function resolveVersion(name: string, version?: string | null): string {
   if (version !== undefined && version !== null) return version;
   const codex = currentVersions();
   if (codex === null) {

@@ -1,9 +1,11 @@
+export { ARTIFACT_USAGE, artifactMain, parseArtifactArgs } from './artifact-main.js';
+export type { ArtifactArgs, ArtifactBuildResult, ArtifactMainOptions, ArtifactMainResult } from './artifact-main.js';
 export { apply, OUT } from './apply.js';
 export type { ApplyOptions } from './apply.js';
 export { buildArtifacts, identityAttrs, resolveArtifact, runArtifacts } from './artifact-runner.js';
 export type { ArtifactOutcome, ArtifactRunOptions, ArtifactRunReport } from './artifact-runner.js';
 export { ArtifactStep, isRelativePath } from './artifact-step.js';
-export type { ArtifactRunFn, ArtifactStepOptions } from './artifact-step.js';
+export type { ArtifactRunFn, ArtifactStepOptions, BuildConfigFn } from './artifact-step.js';
 export { Artifact, defineArtifactType, loadArtifact, resultPayload } from './artifact-type.js';
 export type { ArtifactType, LoadedArtifact } from './artifact-type.js';
 export { currentVersions, resolveVersion, VersionCodex, withVersions } from './build-context.js';
@@ -16,6 +18,8 @@ export { captureProvenance, LAUNCH_PROVENANCE_ENV, normalizeProvenance } from '.
 export type { Provenance } from './provenance.js';
 export { pydanticFloat, pydanticJson, pydanticString } from './pydantic-json.js';
 export type { PydanticJsonOptions } from './pydantic-json.js';
+export { formatPlanEntry, planArtifacts } from './plan.js';
+export type { ArtifactPlanAction, ArtifactPlanEntry, ArtifactPlanOptions } from './plan.js';
 export { makeRecord, parseRecord, readRecord, RECORD_FILE, serializeRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
 export type { ArtifactRecord, JsonValue } from './record.js';
 export { FINGERPRINT_PLACEHOLDERS, StepContext as ArtifactStepContext } from './step-context.js';
