@@ -76,7 +76,7 @@ export function identityAttrs(node: ArtifactNode): Record<string, unknown> {
 }
 
 /** Runs a step's body and writes its record (unless pinned): the work done while holding the lease. */
-async function buildArtifact(node: ArtifactNode, prefix: string, region: string | null, provenance: Provenance): Promise<void> {
+async function buildArtifact(node: ArtifactNode, prefix: string, region: string | null, provenance: Provenance, signal: AbortSignal): Promise<void> {
   const h = node.handle as ArtifactStep<object, unknown>;
   let config: Record<string, unknown> | null;
   let result: Record<string, unknown> | null = null;
@@ -96,6 +96,8 @@ async function buildArtifact(node: ArtifactNode, prefix: string, region: string 
     result = resultPayload(h.artifactType, value);
   }
   if (h.overridePath !== null) return;
+  // Fencing: a body that outlived a lost lease writes no record (the runner already stopped waiting for it).
+  signal.throwIfAborted();
   await writeRecord(
     makeRecord({
       name: h.name,
@@ -195,7 +197,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       verifyHit: async () => {
         await checkDrift(target, logger);
       },
-      attempt: () => buildArtifact(node, prefix, region, provenance),
+      attempt: (signal) => buildArtifact(node, prefix, region, provenance, signal),
     });
   };
 

@@ -1,8 +1,7 @@
-import { marinPrefix } from '@marin/rigging';
+import { mapLimit, marinPrefix } from '@marin/rigging';
 import { silentLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { VersionChange } from '../plan/version-diff.js';
-import { mapLimit } from '@marin/rigging';
 import { readStatus } from '../status/status-store.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { ArtifactStep } from './artifact-step.js';

@@ -28,7 +28,6 @@ const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': 
 
 /** A JSON string as pydantic (serde_json) writes it: `"`, `\` and control characters escaped, everything else raw UTF-8. */
 export function pydanticString(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return `"${s.replace(/["\\\u0000-\u001f]/g, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
