@@ -1,5 +1,6 @@
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { filesystemFor, prefixJoin } from '@marin/rigging';
 import { z } from 'zod';
 import { ArtifactStep } from '../../src/artifact/artifact-step.js';
 import { defineArtifactType } from '../../src/artifact/artifact-type.js';
@@ -16,15 +17,17 @@ export interface InteropGraphOptions {
   hold?: Promise<void>;
   /** Called once interop/numbers is running (inside its lease). */
   onHolding?: () => void;
+  /** The local directory of `runs.log`. @default prefix (a local prefix) */
+  logDir?: string;
 }
 
 /**
  * The interop graph in TypeScript, mirroring test/python/interop_artifacts.py: same names, versions, configs,
  * result type, so fingerprints agree and either language resolves the other's records. Each body appends
- * `ts <step>` to `<prefix>/runs.log`.
+ * `ts <step>` to `<logDir>/runs.log`. Data goes through rigging's filesystems, so the prefix may be `gs://`.
  */
 export function interopGraph(prefix: string, version: string, opts: InteropGraphOptions = {}) {
-  const log = (what: string): Promise<void> => appendFile(join(prefix, 'runs.log'), `ts ${what}\n`);
+  const log = (what: string): Promise<void> => appendFile(join(opts.logDir ?? prefix, 'runs.log'), `ts ${what}\n`);
   const numbers = new ArtifactStep({
     name: 'interop/numbers',
     version,
@@ -32,8 +35,8 @@ export function interopGraph(prefix: string, version: string, opts: InteropGraph
     expectedFingerprint: opts.expectedFingerprint ?? null,
     run: async (c: { n: number; out: string }) => {
       await log('numbers');
-      await mkdir(c.out, { recursive: true });
-      await writeFile(join(c.out, 'numbers.json'), JSON.stringify([...Array(c.n).keys()]));
+      const url = prefixJoin(c.out, 'numbers.json');
+      await filesystemFor(url).writeText(url, JSON.stringify([...Array(c.n).keys()]));
       opts.onHolding?.();
       await opts.hold;
     },
@@ -46,7 +49,8 @@ export function interopGraph(prefix: string, version: string, opts: InteropGraph
     buildConfig: (ctx) => ({ input: ctx.artifactPath(numbers), label: 'sum' }),
     run: async (c: { input: string }) => {
       await log('total');
-      const xs = JSON.parse(await readFile(join(c.input, 'numbers.json'), 'utf8')) as number[];
+      const url = prefixJoin(c.input, 'numbers.json');
+      const xs = JSON.parse(await filesystemFor(url).readText(url)) as number[];
       return { total: xs.reduce((a, b) => a + b, 0), count: xs.length };
     },
   });

@@ -1,14 +1,15 @@
 """The interop graph in Python, mirrored by test/helpers/interop-graph.ts: interop/numbers writes numbers.json,
 interop/total sums it into a value artifact (result_type interop_artifacts.Total). Each body appends a line to
-<prefix>/runs.log so a test sees which language built what."""
+$RUNS_LOG (a local file; default <prefix>/runs.log) so a test sees which language built what. The data goes
+through rigging's StoragePath, so the prefix may be gs://."""
 
 import json
 import os
 import time
-from pathlib import Path
 
 from marin.execution.artifact import Artifact
 from marin.execution.lazy import ArtifactStep
+from rigging.filesystem.storage_path import StoragePath
 
 
 class Total(Artifact):
@@ -17,8 +18,8 @@ class Total(Artifact):
 
 
 def _log_run(what):
-    prefix = os.environ["MARIN_PREFIX"]
-    with open(os.path.join(prefix, "runs.log"), "a") as f:
+    log = os.environ.get("RUNS_LOG") or os.path.join(os.environ["MARIN_PREFIX"], "runs.log")
+    with open(log, "a") as f:
         f.write(f"py {what}\n")
 
 
@@ -30,8 +31,8 @@ def _wait_for(path):
 def graph(version, scale=1.5, expected=None, block_until=None):
     def run_numbers(config):
         _log_run("numbers")
-        Path(config["out"]).mkdir(parents=True, exist_ok=True)
-        Path(config["out"], "numbers.json").write_text(json.dumps(list(range(config["n"]))))
+        StoragePath(config["out"]).mkdirs()
+        StoragePath(config["out"] + "/numbers.json").write_text(json.dumps(list(range(config["n"]))))
         if block_until:
             print("holding", flush=True)
             _wait_for(block_until)
@@ -47,7 +48,7 @@ def graph(version, scale=1.5, expected=None, block_until=None):
 
     def run_total(config):
         _log_run("total")
-        xs = json.loads(Path(config["input"], "numbers.json").read_text())
+        xs = json.loads(StoragePath(config["input"] + "/numbers.json").read_text())
         return Total(total=sum(xs), count=len(xs))
 
     total = ArtifactStep(
