@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildArtifacts, resolveArtifact, runArtifacts } from '../../src/artifact/artifact-runner.js';
 import { readRecord } from '../../src/artifact/record.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { startFixture } from '../helpers/fixture-process.js';
 import { interopGraph, runsLog } from '../helpers/interop-graph.js';
 import { runMarinPython, startMarinPython } from '../helpers/marin-core-python.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -119,4 +120,25 @@ describe('ArtifactStep interop with marin-core 0.2.227 (local prefix)', () => {
     await expect(runArtifacts([pinned], opts())).rejects.toMatchObject({ code: 'EXECUTOR_FINGERPRINT_MISMATCH' });
     expect(await runsLog(tmp.path)).toEqual(['py numbers']);
   }, 120_000);
+
+  it('a SIGKILLed Python holder is taken over by TypeScript once its lease is stale', async () => {
+    const python = await startMarinPython('artifact_interop.py', ['run', V, '--block-until', join(tmp.path, 'never')], { prefix: tmp.path });
+    await python.waitForStdout('holding');
+    python.kill('SIGKILL');
+    await python.exited;
+    // Python heartbeats every 30 s; with a 5 s staleness bound TypeScript takes the lease over well before that.
+    const [loaded] = await runArtifacts([interopGraph(tmp.path, V).total], { ...opts(), timings: { heartbeatS: 1, timeoutS: 5, pollS: 1 } });
+    expect(loaded).toMatchObject({ total: 10, count: 5 });
+    expect(await runsLog(tmp.path)).toEqual(['py numbers', 'ts numbers', 'ts total']);
+  }, 180_000);
+
+  it('a SIGKILLed TypeScript holder is taken over by Python once its lease is stale (Python waits its fixed 90 s)', async () => {
+    const ts = startFixture('artifact-interop.ts', { args: [tmp.path, V], env: { HOLD_UNTIL: join(tmp.path, 'never'), MARIN_LEASE_HEARTBEAT_S: '1' } });
+    await ts.waitForStdout('HOLDING');
+    ts.child.kill('SIGKILL');
+    await ts.exited;
+    const done = await py(['run', V]);
+    expect(JSON.parse(done.stdout)).toEqual({ total: 10, count: 5, path: join(tmp.path, 'interop/total', V) });
+    expect(await runsLog(tmp.path)).toEqual(['ts numbers', 'py numbers', 'py total']);
+  }, 300_000);
 });
