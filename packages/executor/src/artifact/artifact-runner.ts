@@ -5,7 +5,7 @@ import { stderrLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { scheduleDag } from '../run/scheduler.js';
 import { runUnderLease } from '../status/lease-loop.js';
-import { fileUnder, INFO_FILE, readStatus } from '../status/status-store.js';
+import { fileUnder, INFO_FILE } from '../status/status-store.js';
 import { isFailedStatus, STATUS_SUCCESS } from '../status/status.js';
 import type { ArtifactStep } from './artifact-step.js';
 import { loadArtifact, resultPayload } from './artifact-type.js';
@@ -17,6 +17,7 @@ import type { ArtifactNode } from './lower.js';
 import { captureProvenance } from './provenance.js';
 import type { Provenance } from './provenance.js';
 import { makeRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
+import { readStatuses, readStatusFast } from './status-scan.js';
 import { StepContext } from './step-context.js';
 import { isMutableVersion } from './version.js';
 
@@ -116,24 +117,26 @@ async function buildArtifact(node: ArtifactNode, prefix: string, region: string 
 }
 
 /** Marks which nodes are already built (non-mutable and SUCCESS); their subtrees need not run. */
-async function selectNodes(roots: readonly ArtifactNode[]): Promise<{ launch: ArtifactNode[]; pruned: Set<ArtifactNode>; statuses: Map<ArtifactNode, string | null> }> {
-  const statuses = new Map<ArtifactNode, string | null>();
+async function selectNodes(
+  nodes: readonly ArtifactNode[],
+  roots: readonly ArtifactNode[],
+): Promise<{ launch: ArtifactNode[]; pruned: Set<ArtifactNode>; statuses: Map<ArtifactNode, string | null> }> {
+  const read = await readStatuses(nodes.map((n) => n.outputPath));
+  const statuses = new Map<ArtifactNode, string | null>(nodes.map((n, i) => [n, read[i] ?? null]));
   const pruned = new Set<ArtifactNode>();
   const seen = new Set<ArtifactNode>();
   const launch: ArtifactNode[] = [];
-  const visit = async (n: ArtifactNode): Promise<void> => {
+  const visit = (n: ArtifactNode): void => {
     if (seen.has(n)) return;
     seen.add(n);
-    const status = await readStatus(n.outputPath);
-    statuses.set(n, status);
-    if (!isMutableVersion(n.handle.version) && status === STATUS_SUCCESS) {
+    if (!isMutableVersion(n.handle.version) && statuses.get(n) === STATUS_SUCCESS) {
       pruned.add(n);
     } else {
-      for (const d of n.deps) await visit(d);
+      for (const d of n.deps) visit(d);
     }
     launch.push(n);
   };
-  for (const r of roots) await visit(r);
+  for (const r of roots) visit(r);
   return { launch, pruned, statuses };
 }
 
@@ -157,16 +160,16 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   const logger = options.logger ?? stderrLogger;
   const timings = options.timings ?? leaseTimings();
   const forceRunFailed = options.forceRunFailed ?? true;
-  const { byHandle } = await lowerArtifacts(handles, prefix);
+  const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
   const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
-  const { launch, pruned, statuses } = await selectNodes(roots);
+  const { launch, pruned, statuses } = await selectNodes(nodes, roots);
   const provenance = await captureProvenance();
 
   const execute = async (node: ArtifactNode): Promise<'ran' | 'skipped'> => {
     const target = { id: node.id, version: node.handle.version, outputPath: node.outputPath, fingerprint: node.fingerprint, payload: node.payload, expectedFingerprint: node.handle.expectedFingerprint };
     if (pruned.has(node)) {
       await checkDrift(target, logger);
-      const status = await readStatus(node.outputPath);
+      const status = await readStatusFast(node.outputPath);
       if (status !== STATUS_SUCCESS) {
         throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step ${node.id}: cached output disappeared after its inputs were pruned (status=${status}); rerun to rebuild it and its inputs`, {
           details: { step: node.id, reason: 'pruned-output-vanished' },
@@ -176,7 +179,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       return 'skipped';
     }
     const { mutable } = await checkDrift(target, logger);
-    const status = statuses.get(node) ?? (await readStatus(node.outputPath));
+    const status = statuses.get(node) ?? (await readStatusFast(node.outputPath));
     if (status === STATUS_SUCCESS && !mutable) {
       logger.info(`Skip ${node.id}: already succeeded`);
       return 'skipped';

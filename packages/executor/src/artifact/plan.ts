@@ -2,11 +2,11 @@ import { mapLimit, marinPrefix } from '@marin/rigging';
 import { silentLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { VersionChange } from '../plan/version-diff.js';
-import { readStatus } from '../status/status-store.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { ArtifactStep } from './artifact-step.js';
 import { checkDrift } from './drift.js';
 import { lowerArtifacts } from './lower.js';
+import { readStatuses } from './status-scan.js';
 import type { ArtifactNode } from './lower.js';
 import { isMutableVersion } from './version.js';
 
@@ -48,7 +48,7 @@ export interface ArtifactPlanOptions {
 export async function planArtifacts(handles: readonly ArtifactStep[], options: ArtifactPlanOptions = {}): Promise<ArtifactPlanEntry[]> {
   const prefix = options.prefix ?? (await marinPrefix());
   const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
-  const statuses = await mapLimit(nodes, options.concurrency ?? 32, (n) => readStatus(n.outputPath));
+  const statuses = await readStatuses(nodes.map((n) => n.outputPath), options.concurrency ?? 32);
   const statusOf = new Map<ArtifactNode, string | null>(nodes.map((n, i) => [n, statuses[i] ?? null]));
   const built = (n: ArtifactNode): boolean => !isMutableVersion(n.handle.version) && statusOf.get(n) === STATUS_SUCCESS;
   const needed = new Set<ArtifactNode>();
@@ -59,13 +59,13 @@ export async function planArtifacts(handles: readonly ArtifactStep[], options: A
   };
   for (const h of handles) mark(byHandle.get(h) as ArtifactNode);
   const logger = options.logger ?? silentLogger;
-  const drift = await mapLimit(nodes, options.concurrency ?? 32, async (n) =>
-    options.checkDrift === false || !built(n)
-      ? null
-      : checkDrift({ id: n.id, version: n.handle.version, outputPath: n.outputPath, fingerprint: n.fingerprint, payload: n.payload, expectedFingerprint: null }, logger),
+  const toCheck = options.checkDrift === false ? [] : nodes.filter(built);
+  const checked = await mapLimit(toCheck, options.concurrency ?? 32, (n) =>
+    checkDrift({ id: n.id, version: n.handle.version, outputPath: n.outputPath, fingerprint: n.fingerprint, payload: n.payload, expectedFingerprint: null }, logger),
   );
-  return nodes.map((n, i) => {
-    const d = drift[i] ?? null;
+  const drift = new Map(toCheck.map((n, i) => [n, checked[i]]));
+  return nodes.map((n) => {
+    const d = drift.get(n) ?? null;
     let action: ArtifactPlanAction;
     if (!needed.has(n)) action = 'prune';
     else if (isMutableVersion(n.handle.version)) action = 'rebuild';

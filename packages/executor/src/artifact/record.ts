@@ -1,9 +1,10 @@
-import { filesystemFor, parsePyJson, prefixJoin, RiggingError } from '@marin/rigging';
+import { filesystemFor, parsePyJson, prefixJoin } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import { fileUnder, INFO_FILE } from '../status/status-store.js';
 import { normalizeProvenance } from './provenance.js';
 import type { Provenance } from './provenance.js';
 import { pydanticJson } from './pydantic-json.js';
+import { readTextIfExists } from './status-scan.js';
 
 /** The record file beside every artifact output (dot-prefixed so data walks skip it). */
 export const RECORD_FILE = '.artifact.json';
@@ -120,14 +121,7 @@ export function parseRecord(text: string, where = RECORD_FILE): ArtifactRecord {
   return record;
 }
 
-async function readOptional(url: string): Promise<string | null> {
-  try {
-    return await filesystemFor(url).readText(url);
-  } catch (e) {
-    if (RiggingError.hasCode(e, 'RIGGING_NOT_FOUND')) return null;
-    throw e;
-  }
-}
+const readOptional = readTextIfExists;
 
 /**
  * The record at `<outputPath>/.artifact.json`, else one recovered from a genuine legacy `.executor_info`
