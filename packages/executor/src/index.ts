@@ -110,6 +110,7 @@ export {
   VersionCodex,
   apply,
   artifactMain,
+  artifactStepInfo,
   buildArtifacts,
   canonicalJson,
   captureProvenance,
@@ -119,7 +120,6 @@ export {
   describeDrift,
   fingerprintHash,
   formatPlanEntry,
-  identityAttrs,
   isMutableVersion,
   isRelativePath,
   loadArtifact,
@@ -143,6 +143,7 @@ export {
   validatePathSegment,
   validateVersion,
   withVersions,
+  writeArtifactExperiment,
   writeRecord,
 } from './artifact/index.js';
 export type {

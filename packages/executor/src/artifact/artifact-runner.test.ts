@@ -7,6 +7,7 @@ import { captureLogger } from '../../test/helpers/capture-logger.js';
 import { makeTempDir } from '../../test/helpers/temp-dir.js';
 import type { TempDir } from '../../test/helpers/temp-dir.js';
 import { ExecutorError } from '../errors.js';
+import { planGc } from '../gc/gc-plan.js';
 import { readStatus } from '../status/status-store.js';
 import { apply, OUT } from './apply.js';
 import { buildArtifacts, resolveArtifact, runArtifacts } from './artifact-runner.js';
@@ -75,6 +76,13 @@ describe('runArtifacts()', () => {
     const report = await buildArtifacts([again.total], { prefix: tmp.path, ...quiet() });
     expect(again.calls).toEqual({ numbers: 0, total: 0 });
     expect(Object.fromEntries(report.outcomes)).toEqual({ 'demo/total@2026.11.25': 'pruned' });
+  });
+
+  it('writes an experiment file so marin gc counts the artifacts as referenced', async () => {
+    await runArtifacts([graph().total], { prefix: tmp.path, ...quiet() });
+    const plan = await planGc({ prefix: tmp.path });
+    expect(plan.outputs).toBe(2);
+    expect(plan.candidates).toEqual([]);
   });
 
   it('rebuilds a mutable dev version every run', async () => {

@@ -12,6 +12,7 @@ import { loadArtifact, resultPayload } from './artifact-type.js';
 import type { LoadedArtifact } from './artifact-type.js';
 import { canonicalJson } from './canonical-json.js';
 import { checkDrift } from './drift.js';
+import { artifactStepInfo, writeArtifactExperiment } from './experiment-file.js';
 import { lowerArtifacts } from './lower.js';
 import type { ArtifactNode } from './lower.js';
 import { captureProvenance } from './provenance.js';
@@ -35,6 +36,8 @@ export interface ArtifactRunOptions {
   logger?: ExecutorLogger;
   /** Lease heartbeat, staleness and poll interval. @default leaseTimings() */
   timings?: LeaseTimings;
+  /** Write the run's experiment file under `<prefix>/experiments` (what keeps the outputs alive for `marin gc`). @default true */
+  experimentFile?: boolean;
 }
 
 /** What a run did with each artifact. */
@@ -50,30 +53,19 @@ async function ensureStepRunnerInfo(node: ArtifactNode): Promise<void> {
   const url = fileUnder(node.outputPath, INFO_FILE);
   const fs = filesystemFor(url);
   if (await fs.exists(url)) return;
+  const step = artifactStepInfo(node);
   const info = {
     executor_version: STEP_RUNNER_EXECUTOR_VERSION,
-    name: node.handle.name,
-    fn_name: `<function ${node.handle.run.name === '' ? '<anonymous>' : node.handle.run.name}>`,
-    config: identityAttrs(node),
+    name: step.name,
+    fn_name: step.fn_name,
+    config: step.config,
     description: null,
-    override_output_path: node.handle.overridePath ?? `${node.handle.name}/${node.handle.version}`,
-    version: {},
-    dependencies: node.deps.map((d) => d.outputPath),
-    output_path: node.outputPath,
+    override_output_path: step.override_output_path,
+    version: step.version,
+    dependencies: step.dependencies,
+    output_path: step.output_path,
   };
   await fs.writeText(url, pyJsonDumps(info, { indent: 2 }));
-}
-
-/** The identity attributes Marin's lowered step carries (`hash_attrs`): fingerprint, version, result type, deps. */
-export function identityAttrs(node: ArtifactNode): Record<string, unknown> {
-  const attrs: Record<string, unknown> = {
-    fingerprint: node.fingerprint,
-    version: node.handle.version,
-    result_type: node.handle.artifactType.resultType,
-    deps: node.depRefs,
-  };
-  if (node.handle.expectedFingerprint !== null) attrs['expected_fingerprint'] = node.handle.expectedFingerprint;
-  return attrs;
 }
 
 /** Runs a step's body and writes its record (unless pinned): the work done while holding the lease. */
@@ -164,6 +156,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
   const { launch, pruned, statuses } = await selectNodes(nodes, roots);
   const provenance = await captureProvenance();
+  if (options.experimentFile !== false) await writeArtifactExperiment(prefix, nodes, logger);
 
   const execute = async (node: ArtifactNode): Promise<'ran' | 'skipped'> => {
     const target = { id: node.id, version: node.handle.version, outputPath: node.outputPath, fingerprint: node.fingerprint, payload: node.payload, expectedFingerprint: node.handle.expectedFingerprint };

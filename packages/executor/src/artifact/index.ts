@@ -2,7 +2,8 @@ export { ARTIFACT_USAGE, artifactMain, parseArtifactArgs } from './artifact-main
 export type { ArtifactArgs, ArtifactBuildResult, ArtifactMainOptions, ArtifactMainResult } from './artifact-main.js';
 export { apply, OUT } from './apply.js';
 export type { ApplyOptions } from './apply.js';
-export { buildArtifacts, identityAttrs, resolveArtifact, runArtifacts } from './artifact-runner.js';
+export { buildArtifacts, resolveArtifact, runArtifacts } from './artifact-runner.js';
+export { artifactStepInfo, writeArtifactExperiment } from './experiment-file.js';
 export type { ArtifactOutcome, ArtifactRunOptions, ArtifactRunReport } from './artifact-runner.js';
 export { ArtifactStep, isRelativePath } from './artifact-step.js';
 export type { ArtifactRunFn, ArtifactStepOptions, BuildConfigFn } from './artifact-step.js';
