@@ -23,5 +23,7 @@ export { formatPlanEntry, planArtifacts } from './plan.js';
 export type { ArtifactPlanAction, ArtifactPlanEntry, ArtifactPlanOptions } from './plan.js';
 export { makeRecord, parseRecord, readRecord, RECORD_FILE, serializeRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
 export type { ArtifactRecord, JsonValue } from './record.js';
+export { claimAndRun, grid, selectBest, sweep } from './sweep.js';
+export type { ClaimAndRunOptions, ClaimOutcome, SweepTarget } from './sweep.js';
 export { FINGERPRINT_PLACEHOLDERS, StepContext as ArtifactStepContext } from './step-context.js';
 export { CALVER_RE, isMutableVersion, pythonUrlScheme, validatePathSegment, validateVersion } from './version.js';
