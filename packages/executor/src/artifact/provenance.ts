@@ -18,6 +18,23 @@ export interface Provenance {
 /** The env var a submitting client publishes its launch provenance in (JSON); preferred when set. */
 export const LAUNCH_PROVENANCE_ENV = 'MARIN_PROVENANCE';
 
+/**
+ * The provenance published in `MARIN_PROVENANCE`, or null when absent or malformed (Marin's `from_json`: it needs
+ * `tree_hash`, `base_commit` and `dirty`, and a `built_by` that is a string or null).
+ */
+export function publishedProvenance(env: NodeJS.ProcessEnv = process.env): Provenance | null {
+  const raw = env[LAUNCH_PROVENANCE_ENV];
+  if (raw === undefined || raw === '') return null;
+  try {
+    const d = JSON.parse(raw) as Record<string, unknown>;
+    if (typeof d !== 'object' || d === null || !('tree_hash' in d) || !('base_commit' in d) || !('dirty' in d)) return null;
+    if (d['built_by'] !== undefined && d['built_by'] !== null && typeof d['built_by'] !== 'string') return null;
+    return normalizeProvenance({ ...(d as Partial<Provenance>), dirty: Boolean(d['dirty']) });
+  } catch {
+    return null;
+  }
+}
+
 async function git(args: string[]): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)('git', args, { timeout: 10_000 });
@@ -38,15 +55,8 @@ function localIsoMicros(d: Date): string {
  * the OS user, the time and the command line (`process.argv` after the interpreter, as Python's `sys.argv`).
  */
 export async function captureProvenance(env: NodeJS.ProcessEnv = process.env): Promise<Provenance> {
-  const published = env[LAUNCH_PROVENANCE_ENV];
-  if (published !== undefined && published !== '') {
-    try {
-      const p = JSON.parse(published) as Partial<Provenance>;
-      return normalizeProvenance(p);
-    } catch {
-      // fall through to capturing our own
-    }
-  }
+  const published = publishedProvenance(env);
+  if (published !== null) return published;
   const stash = await git(['stash', 'create']);
   const ref = stash === '' ? 'HEAD' : stash;
   const [treeHash, baseCommit, status, branch, remote] = await Promise.all([

@@ -10,6 +10,7 @@ import { isMutableVersion, validatePathSegment, validateVersion } from '../../sr
 import { caseHandle, decodeTagged, seededRandom, VectorGenerator } from '../helpers/artifact-vectors.js';
 import type { ConfigCase } from '../helpers/artifact-vectors.js';
 import { runMarinPython } from '../helpers/marin-core-python.js';
+import { userNamespacedName, usernameSegment } from '../../src/artifact/namespacing.js';
 
 const SEED = 20261125;
 const CONFIGS = 400;
@@ -54,8 +55,9 @@ describe('ArtifactStep vectors against marin-core 0.2.227', () => {
     const gen = new VectorGenerator(seededRandom(SEED));
     const configs = Array.from({ length: CONFIGS }, () => gen.case());
     const strings = Array.from({ length: STRINGS }, () => gen.versionString());
-    const { stdout } = await runMarinPython('artifact_vectors.py', [], { prefix: '/tmp/marin-vectors-unused', input: JSON.stringify({ configs, strings }) });
-    const py = JSON.parse(stdout) as { configs: PyConfigResult[]; strings: PyStringResult[] };
+    const users = ['alice', 'Russell.Power@example.com', ' Bob Smith ', 'é-user', '@@@', 'a_b-c', 'X!!y', 'root', '---', 'A@B@C'];
+    const { stdout } = await runMarinPython('artifact_vectors.py', [], { prefix: '/tmp/marin-vectors-unused', input: JSON.stringify({ configs, strings, users }) });
+    const py = JSON.parse(stdout) as { configs: PyConfigResult[]; strings: PyStringResult[]; users: Record<string, unknown>[] };
 
     const mismatches: string[] = [];
     for (const [i, c] of configs.entries()) {
@@ -74,6 +76,17 @@ describe('ArtifactStep vectors against marin-core 0.2.227', () => {
         mutable: isMutableVersion(s),
       };
       if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push(`string ${JSON.stringify(s)}: py ${JSON.stringify(want)} ts ${JSON.stringify(got)}`);
+    }
+    for (const [i, raw] of users.entries()) {
+      const env = { MARIN_PROVENANCE: JSON.stringify({ tree_hash: '', base_commit: '', dirty: false, built_by: raw }) };
+      let got: Record<string, unknown>;
+      try {
+        got = { segment: usernameSegment(env), namespaced: userNamespacedName('train/x', 'dev', env) };
+      } catch (e) {
+        if (!ExecutorError.hasCode(e, 'EXECUTOR_INVALID_ARGUMENT')) throw e;
+        got = { error: true };
+      }
+      if (JSON.stringify(got) !== JSON.stringify(py.users[i])) mismatches.push(`user ${JSON.stringify(raw)}: py ${JSON.stringify(py.users[i])} ts ${JSON.stringify(got)}`);
     }
     expect(mismatches.slice(0, 3)).toEqual([]);
     expect(mismatches.length).toBe(0);

@@ -8,12 +8,14 @@ Tagged values: {"t": "int", "v": "<digits>"}, {"t": "float", "v": "<repr>"}, {"t
 
 import enum
 import json
+import os
 import sys
 from pathlib import Path
 
 from marin.execution.artifact import Artifact, ArtifactRecord, is_mutable_version, validate_path_segment, validate_version
 from marin.execution.lazy import ArtifactStep
-from rigging.provenance import Provenance
+from marin.experiment.namespacing import user_namespaced_name
+from rigging.provenance import Provenance, username_segment
 
 
 def make_enum(value):
@@ -109,6 +111,13 @@ def main():
             "name": outcome(lambda x: validate_path_segment("name", x), s),
             "mutable": is_mutable_version(s),
         })
+    out["users"] = []
+    for raw in cases.get("users", []):
+        os.environ["MARIN_PROVENANCE"] = json.dumps({"tree_hash": "", "base_commit": "", "dirty": False, "built_by": raw})
+        try:
+            out["users"].append({"segment": username_segment(), "namespaced": user_namespaced_name("train/x", "dev")})
+        except RuntimeError:
+            out["users"].append({"error": True})
     json.dump(out, sys.stdout)
 
 
