@@ -1,3 +1,4 @@
+import { benchArtifacts } from './artifacts.bench.js';
 import { benchRemote } from './remote.bench.js';
 import { benchRunLoop } from './run-loop.bench.js';
 import { benchVersioning } from './versioning.bench.js';
@@ -5,3 +6,4 @@ import { benchVersioning } from './versioning.bench.js';
 benchVersioning();
 await benchRunLoop();
 await benchRemote();
+await benchArtifacts();

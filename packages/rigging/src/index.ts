@@ -24,6 +24,7 @@ export {
   float,
   formatPyJsonPath,
   isBuiltinInstance,
+  orderedKeys,
   parsePyJson,
   pyFloatRepr,
   pyIntRepr,
@@ -122,5 +123,6 @@ export type { MirrorFilesystemOptions, MirrorLockWait } from './mirror/mirror-fi
 export { copyTree, listFilesRecursive } from './fs/copy-tree.js';
 export type { CopyTreeOptions, CopyTreeResult } from './fs/copy-tree.js';
 export { fetchFileAtomic } from './fs/fetch-file-atomic.js';
+export { findPythonInterpreter } from './python-env/find-python.js';
 export { PYTHON_ENV_LOCK_FILE, PYTHON_ENV_MARKER, ensurePythonEnv, pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from './python-env/python-env.js';
 export type { PythonEnv, PythonEnvOptions } from './python-env/python-env.js';

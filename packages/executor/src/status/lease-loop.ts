@@ -27,6 +27,11 @@ export interface LeaseLoopOptions {
    * through its signal, FAILED is written and the lease released without waiting for the body.
    */
   interrupt?: AbortSignal;
+  /**
+   * Rebuild over an existing SUCCESS (a mutable `dev` artifact), still waiting behind a held lease; unlike
+   * `force` it holds after a lost race and leaves the old files for the rebuild to overwrite. @default false
+   */
+  forceRerun?: boolean;
   logger: ExecutorLogger;
   /** The status already read by the launch check, reused for the first iteration. */
   initialStatus: StepStatus | null;
@@ -124,7 +129,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
       logger.info(`Status of ${label}: ${status ?? 'none'}`);
       loggedStatus = true;
     }
-    if (status === STATUS_SUCCESS && !force) {
+    if (status === STATUS_SUCCESS && !force && opts.forceRerun !== true) {
       await opts.verifyHit();
       logger.info(`Step ${label} completed by another worker`);
       return 'skipped';
@@ -151,7 +156,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
     }
     if (await lease.tryAcquire()) {
       const held = await readStatus(outputPath);
-      if (held === STATUS_SUCCESS && !force) {
+      if (held === STATUS_SUCCESS && !force && opts.forceRerun !== true) {
         await lease.release();
         await opts.verifyHit();
         logger.info(`Step ${label} completed by another worker`);
@@ -160,7 +165,7 @@ export async function runUnderLease(opts: LeaseLoopOptions): Promise<'ran' | 'sk
       try {
         await opts.writeInfo?.();
         await writeStatus(outputPath, STATUS_RUNNING);
-        if (held === STATUS_SUCCESS) await clearOutput(outputPath);
+        if (held === STATUS_SUCCESS && force) await clearOutput(outputPath);
       } catch (error) {
         await lease.release().catch(() => undefined);
         throw error;

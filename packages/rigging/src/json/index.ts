@@ -4,3 +4,4 @@ export { compareCodePoints, pyQuote, sortByCodePoint } from './py-string.js';
 export { formatPyJsonPath, isBuiltinInstance, pyJsonDumps } from './py-json-dumps.js';
 export type { PyJsonDumpsOptions, PyJsonPathSegment } from './py-json-dumps.js';
 export { parsePyJson } from './parse-py-json.js';
+export { orderedKeys } from './py-key-order.js';

@@ -8,6 +8,7 @@ import { createLease } from '../locks/distributed-lease.js';
 import { leaseTimings } from '../locks/lease-timings.js';
 import type { LeaseTimings } from '../locks/lease-timings.js';
 import { defaultWorkerId } from '../locks/worker-id.js';
+import { findPythonInterpreter } from './find-python.js';
 import { findUv, runLogged } from './uv-command.js';
 
 /** Options of {@link ensurePythonEnv}. Give the lock as `lockPath` or as its content in `lock`. */
@@ -147,7 +148,8 @@ async function buildOnce(plan: BuildPlan): Promise<PythonEnv> {
     const started = Date.now();
     log(`building Python ${plan.pythonVersion} environment ${key} from ${lockName}`);
     const uv = await findUv(log, signal);
-    await runLogged([...uv, 'venv', '--relocatable', '--quiet', '--python', plan.pythonVersion, staging], log, signal);
+    const interpreter = (await findPythonInterpreter(plan.pythonVersion)) ?? plan.pythonVersion;
+    await runLogged([...uv, 'venv', '--relocatable', '--quiet', '--python', interpreter, staging], log, signal);
     const lockCopy = join(staging, PYTHON_ENV_LOCK_FILE);
     await writeFile(lockCopy, plan.lockBytes);
     await runLogged([...uv, 'pip', 'sync', '--python', join(staging, 'bin', 'python'), lockCopy], log, signal);

@@ -1,0 +1,151 @@
+import { pyJsonDumps, prefixJoin } from '@marin/rigging';
+import { ExecutorError } from '../errors.js';
+import { Artifact } from './artifact-type.js';
+import type { ArtifactType } from './artifact-type.js';
+import { canonicalJson, fingerprintHash } from './canonical-json.js';
+import { StepContext } from './step-context.js';
+import { pythonUrlScheme, validatePathSegment, validateVersion } from './version.js';
+
+/**
+ * A step body: takes the built config, returns the artifact's value (or nothing for a data artifact). Declared
+ * method-style so a handle of any config type fits where `ArtifactStep` (any handle) is expected.
+ */
+export type ArtifactRunFn<C, T> = { run(config: C): T | void | Promise<T | void> }['run'];
+/** Builds a step's config from its context (method-style, as {@link ArtifactRunFn}). */
+export type BuildConfigFn<C> = { build(ctx: StepContext): C | Promise<C> }['build'];
+
+/** Options of {@link ArtifactStep}. */
+export interface ArtifactStepOptions<T extends object, C> {
+  /** One path segment (a `/` inside is fine): `hello_world/data`. */
+  name: string;
+  /** `YYYY.MM.DD[.N]`, or the mutable `dev` / `<label>-dev`. */
+  version: string;
+  /** @default Artifact (a data reference) */
+  artifactType?: ArtifactType<T>;
+  /** The body, run in-process under the step's lease. */
+  run: ArtifactRunFn<C, T>;
+  /** Builds the config from the context: literals bear identity, values pulled from `ctx` do not. */
+  buildConfig: BuildConfigFn<C>;
+  /** The handles this step builds on (materialized first; the only ones `ctx` resolves). */
+  deps?: readonly ArtifactStep[];
+  /** Execution choices read through `ctx.runtimeArg(key)`; never in the fingerprint. */
+  runtimeArgs?: Readonly<Record<string, unknown>>;
+  /** Pin to an existing location instead of `{name}/{version}` (relative to the prefix unless absolute); writes no record. */
+  overridePath?: string | null;
+  /** Set by {@link ArtifactStep.adopt}: pre-existing data this `name@version` aliases. */
+  adoptSource?: string | null;
+  /** For an adopted artifact, the config recorded for it. */
+  adoptConfig?: Record<string, unknown> | null;
+  /** Hard pin: a different computed fingerprint, or a recorded build with another, is refused. */
+  expectedFingerprint?: string | null;
+}
+
+/** True for a path Marin treats as relative to the prefix (no URL scheme, no leading `/`). */
+export function isRelativePath(path: string): boolean {
+  return pythonUrlScheme(path) === '' && !path.startsWith('/');
+}
+
+function adoptNoop(): never {
+  throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'adopted artifacts are registered, not computed');
+}
+
+/**
+ * A lazy, content-free handle to a versioned artifact and how to build it (Marin's `ArtifactStep`). Its identity
+ * is the explicit `name@version`, stored at `{prefix}/{name}/{version}` with no content hash; the recipe
+ * fingerprint (the config built with placeholders for pulled values) is recorded for the drift check only.
+ * Constructing one runs nothing; `runArtifacts` / `resolveArtifact` build it.
+ *
+ * @throws {ExecutorError} EXECUTOR_INVALID_VERSION for an invalid name or version; EXECUTOR_INVALID_ARGUMENT for a
+ *   step both adopted and pinned
+ */
+export class ArtifactStep<T extends object = Record<never, never>, C = unknown> {
+  readonly name: string;
+  readonly version: string;
+  readonly artifactType: ArtifactType<T>;
+  readonly run: ArtifactRunFn<C, T>;
+  readonly buildConfig: BuildConfigFn<C>;
+  readonly deps: readonly ArtifactStep[];
+  readonly runtimeArgs: Readonly<Record<string, unknown>>;
+  readonly overridePath: string | null;
+  readonly adoptSource: string | null;
+  readonly adoptConfig: Record<string, unknown> | null;
+  readonly expectedFingerprint: string | null;
+  #payload: Promise<string> | undefined;
+
+  constructor(opts: ArtifactStepOptions<T, C>) {
+    validatePathSegment('name', opts.name);
+    validateVersion(opts.version);
+    this.name = opts.name;
+    this.version = opts.version;
+    this.artifactType = opts.artifactType ?? (Artifact as ArtifactType<T>);
+    this.run = opts.run;
+    this.buildConfig = opts.buildConfig;
+    this.deps = opts.deps ?? [];
+    this.runtimeArgs = opts.runtimeArgs ?? {};
+    this.overridePath = opts.overridePath ?? null;
+    this.adoptSource = opts.adoptSource ?? null;
+    this.adoptConfig = opts.adoptConfig ?? null;
+    this.expectedFingerprint = opts.expectedFingerprint ?? null;
+    if (this.adoptSource !== null && this.overridePath !== null) {
+      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `${this.name}@${this.version}: an artifact cannot be both adopted and pinned`, {
+        details: { step: this.id },
+      });
+    }
+  }
+
+  /** `name@version`. */
+  get id(): string {
+    return `${this.name}@${this.version}`;
+  }
+
+  /**
+   * Registers pre-existing data at `source` as a managed `name@version` (Marin's `ArtifactStep.adopt`): consumers
+   * resolve to `source`; running it writes a provenance record at `{prefix}/{name}/{version}`.
+   */
+  static adopt<T extends object = Record<never, never>>(
+    name: string,
+    version: string,
+    source: string,
+    opts: { kind?: ArtifactType<T>; config?: Record<string, unknown> | null } = {},
+  ): ArtifactStep<T, null> {
+    return new ArtifactStep<T, null>({
+      name,
+      version,
+      artifactType: opts.kind ?? (Artifact as ArtifactType<T>),
+      run: adoptNoop,
+      buildConfig: () => null,
+      adoptSource: source,
+      adoptConfig: opts.config ?? null,
+    });
+  }
+
+  /**
+   * The canonical config bytes the fingerprint hashes: the config built against the fingerprint context, or for an
+   * adopted artifact `{"adopt_source": …, "config": …}`. Computed once per handle.
+   * @throws {ExecutorError} EXECUTOR_UNCANONICAL_CONFIG when the config has no canonical form
+   */
+  fingerprintPayload(): Promise<string> {
+    this.#payload ??= this.#computePayload();
+    return this.#payload;
+  }
+
+  async #computePayload(): Promise<string> {
+    if (this.adoptSource !== null) {
+      return pyJsonDumps({ adopt_source: this.adoptSource, config: this.adoptConfig }, { sortKeys: true });
+    }
+    const config = await this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
+    return canonicalJson(config);
+  }
+
+  /** The recipe fingerprint: 8 hex digits of md5 over the payload. Independent of prefix and region. */
+  async fingerprint(): Promise<string> {
+    return fingerprintHash(await this.fingerprintPayload());
+  }
+
+  /** Where the artifact lives: its adopt source, else its pin, else `{prefix}/{name}/{version}`. */
+  path(prefix: string): string {
+    const location = this.adoptSource ?? this.overridePath;
+    if (location !== null) return isRelativePath(location) ? prefixJoin(prefix, location) : location;
+    return prefixJoin(prefix, `${this.name}/${this.version}`);
+  }
+}

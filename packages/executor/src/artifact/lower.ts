@@ -1,0 +1,88 @@
+import { prefixJoin } from '@marin/rigging';
+import { ExecutorError } from '../errors.js';
+import { isRelativePath } from './artifact-step.js';
+import type { ArtifactStep } from './artifact-step.js';
+import { fingerprintHash } from './canonical-json.js';
+import { isMutableVersion } from './version.js';
+
+/** One artifact of a lowered graph: its handle, identity facts and resolved place. */
+export interface ArtifactNode {
+  handle: ArtifactStep;
+  /** `name@version`. */
+  id: string;
+  /** Where the step's status, lease and record live: its pin, else `{prefix}/{name}/{version}` (also when adopted). */
+  outputPath: string;
+  payload: string;
+  fingerprint: string;
+  /** `name@version` of each dep, in declared order. */
+  depRefs: string[];
+  /** The nodes of the declared deps (deduplicated by output path). */
+  deps: ArtifactNode[];
+}
+
+/**
+ * Lowers handle graphs into nodes in dependency order (Marin's `_lower` with its memo): every handle once, shared
+ * by identity; handles at one output path are one node (the first seen). Computes each fingerprint and checks the
+ * identity rules before anything runs.
+ *
+ * @throws {ExecutorError} EXECUTOR_CYCLE for a dep cycle; EXECUTOR_FINGERPRINT_MISMATCH when an
+ *   `expectedFingerprint` differs from the computed one; EXECUTOR_MUTABLE_DEPENDENCY for a fixed version with a
+ *   `dev` dep; EXECUTOR_UNCANONICAL_CONFIG from the fingerprint
+ */
+export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: string): Promise<{ nodes: ArtifactNode[]; byHandle: Map<ArtifactStep, ArtifactNode> }> {
+  const byHandle = new Map<ArtifactStep, ArtifactNode>();
+  const byPath = new Map<string, ArtifactNode>();
+  const nodes: ArtifactNode[] = [];
+  const inStack = new Set<ArtifactStep>();
+
+  const visit = async (handle: ArtifactStep, trail: readonly string[]): Promise<ArtifactNode> => {
+    const done = byHandle.get(handle);
+    if (done !== undefined) return done;
+    if (inStack.has(handle)) {
+      const cycle = [...trail.slice(trail.indexOf(handle.id)), handle.id];
+      throw new ExecutorError('EXECUTOR_CYCLE', `Cycle detected in artifact graph: ${cycle.join(' -> ')}`, { details: { cycle } });
+    }
+    inStack.add(handle);
+    const deps: ArtifactNode[] = [];
+    for (const dep of handle.deps) deps.push(await visit(dep, [...trail, handle.id]));
+    inStack.delete(handle);
+    const payload = await handle.fingerprintPayload();
+    const fingerprint = fingerprintHash(payload);
+    if (handle.expectedFingerprint !== null && fingerprint !== handle.expectedFingerprint) {
+      throw new ExecutorError(
+        'EXECUTOR_FINGERPRINT_MISMATCH',
+        `${handle.id}: config fingerprint is ${fingerprint}, but expectedFingerprint pins ${handle.expectedFingerprint}; the recipe changed — update the pin, and bump the version if this is meant to be a different artifact`,
+        { details: { step: handle.id, computed: fingerprint, expected: handle.expectedFingerprint } },
+      );
+    }
+    if (!isMutableVersion(handle.version)) {
+      const mutable = handle.deps.find((d) => isMutableVersion(d.version));
+      if (mutable !== undefined) {
+        throw new ExecutorError(
+          'EXECUTOR_MUTABLE_DEPENDENCY',
+          `${handle.id} is a fixed version but depends on mutable ${mutable.id}; a mutable dep would rebuild while the fixed parent stays cached — make the parent dev, or pin the dep`,
+          { details: { step: handle.id, dep: mutable.id } },
+        );
+      }
+    }
+    const outputPath = stepOutputPath(handle, prefix);
+    const existing = byPath.get(outputPath);
+    if (existing !== undefined) {
+      byHandle.set(handle, existing);
+      return existing;
+    }
+    const node: ArtifactNode = { handle, id: handle.id, outputPath, payload, fingerprint, depRefs: handle.deps.map((d) => d.id), deps: [...new Set(deps)] };
+    byHandle.set(handle, node);
+    byPath.set(outputPath, node);
+    nodes.push(node);
+    return node;
+  };
+  for (const root of roots) await visit(root, []);
+  return { nodes, byHandle };
+}
+
+/** The runner's output path of a handle: its `overridePath` (relative to the prefix unless absolute), else `{prefix}/{name}/{version}`. */
+export function stepOutputPath(handle: ArtifactStep, prefix: string): string {
+  const rel = handle.overridePath ?? `${handle.name}/${handle.version}`;
+  return isRelativePath(rel) ? prefixJoin(prefix, rel) : rel;
+}

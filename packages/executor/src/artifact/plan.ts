@@ -1,0 +1,82 @@
+import { mapLimit, marinPrefix } from '@marin/rigging';
+import { silentLogger } from '../logger.js';
+import type { ExecutorLogger } from '../logger.js';
+import type { VersionChange } from '../plan/version-diff.js';
+import { STATUS_SUCCESS } from '../status/status.js';
+import type { ArtifactStep } from './artifact-step.js';
+import { checkDrift } from './drift.js';
+import { lowerArtifacts } from './lower.js';
+import { readStatuses } from './status-scan.js';
+import type { ArtifactNode } from './lower.js';
+import { isMutableVersion } from './version.js';
+
+/** What a run would do with an artifact. */
+export type ArtifactPlanAction = 'run' | 'skip' | 'prune' | 'adopt' | 'rebuild';
+
+/** One artifact of a plan, deps first. */
+export interface ArtifactPlanEntry {
+  /** `name@version`. */
+  id: string;
+  outputPath: string;
+  fingerprint: string;
+  /**
+   * `run` (not built), `skip` (built), `prune` (built or not, only feeds built artifacts), `adopt` (registers
+   * existing data, not yet recorded), `rebuild` (a mutable `dev` version: rebuilt every run).
+   */
+  action: ArtifactPlanAction;
+  status: string | null;
+  /** The recorded fingerprint when a built artifact's recipe changed (served anyway unless pinned). */
+  driftFrom: string | null;
+  changes: VersionChange[];
+}
+
+/** Options of {@link planArtifacts}. */
+export interface ArtifactPlanOptions {
+  prefix?: string;
+  /** Status and record reads in flight at once. @default 32 */
+  concurrency?: number;
+  /** Check built artifacts' records for drift (one record read each). @default true */
+  checkDrift?: boolean;
+  logger?: ExecutorLogger;
+}
+
+/**
+ * What a run of `handles` would do, without running or writing anything: lowers the graph (fingerprints and the
+ * identity checks), reads each status, marks the subtrees of built artifacts as pruned, and compares built
+ * artifacts' records for drift. A pinned drift is reported as a plan entry here; the run refuses it.
+ */
+export async function planArtifacts(handles: readonly ArtifactStep[], options: ArtifactPlanOptions = {}): Promise<ArtifactPlanEntry[]> {
+  const prefix = options.prefix ?? (await marinPrefix());
+  const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
+  const statuses = await readStatuses(nodes.map((n) => n.outputPath), options.concurrency ?? 32);
+  const statusOf = new Map<ArtifactNode, string | null>(nodes.map((n, i) => [n, statuses[i] ?? null]));
+  const built = (n: ArtifactNode): boolean => !isMutableVersion(n.handle.version) && statusOf.get(n) === STATUS_SUCCESS;
+  const needed = new Set<ArtifactNode>();
+  const mark = (n: ArtifactNode): void => {
+    if (needed.has(n)) return;
+    needed.add(n);
+    if (!built(n)) n.deps.forEach(mark);
+  };
+  for (const h of handles) mark(byHandle.get(h) as ArtifactNode);
+  const logger = options.logger ?? silentLogger;
+  const toCheck = options.checkDrift === false ? [] : nodes.filter(built);
+  const checked = await mapLimit(toCheck, options.concurrency ?? 32, (n) =>
+    checkDrift({ id: n.id, version: n.handle.version, outputPath: n.outputPath, fingerprint: n.fingerprint, payload: n.payload, expectedFingerprint: null }, logger),
+  );
+  const drift = new Map(toCheck.map((n, i) => [n, checked[i]]));
+  return nodes.map((n) => {
+    const d = drift.get(n) ?? null;
+    let action: ArtifactPlanAction;
+    if (!needed.has(n)) action = 'prune';
+    else if (isMutableVersion(n.handle.version)) action = 'rebuild';
+    else if (built(n)) action = 'skip';
+    else action = n.handle.adoptSource !== null ? 'adopt' : 'run';
+    return { id: n.id, outputPath: n.outputPath, fingerprint: n.fingerprint, action, status: statusOf.get(n) ?? null, driftFrom: d?.recorded ?? null, changes: d?.changes ?? [] };
+  });
+}
+
+/** One plan line: `run   demo/total@2026.11.25  3f2a9c1e  <path>`, plus `drift` details when the recipe changed. */
+export function formatPlanEntry(e: ArtifactPlanEntry): string {
+  const drift = e.driftFrom === null ? '' : `  (drift: recorded ${e.driftFrom}${e.changes.length > 0 ? `; changed ${e.changes.map((c) => c.path).join(', ')}` : ''})`;
+  return `${e.action.padEnd(7)} ${e.id}  ${e.fingerprint}  ${e.outputPath}${drift}`;
+}
