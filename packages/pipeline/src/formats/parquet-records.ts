@@ -19,7 +19,7 @@ export interface ReadParquetOptions {
  * strings for UTF-8 columns, `bigint` for INT64, `null` for nulls, nested columns as plain objects and
  * arrays. One row group is decoded at a time, so memory is bounded by the largest row group.
  * Every codec (snappy, gzip, brotli, zstd, lz4, lz4_raw, uncompressed), plain and dictionary encodings
- * and data pages v1 and v2 are read.
+ * and data pages v1 and v2 are read. Strings must be valid UTF-8.
  *
  * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file (and row group) for a corrupt file or a
  *   page that cannot be decoded; PIPELINE_INPUT_NOT_FOUND for a missing file or column
@@ -53,9 +53,16 @@ export async function* readParquetRecords(
           rowStart: group.rowStart,
           rowEnd: group.rowStart + group.numRows,
           compressors,
+          parsers: STRICT_UTF8,
           ...(columns === undefined ? {} : { columns }),
         });
       } catch (cause) {
+        if (cause instanceof TypeError && (cause as { code?: unknown }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+          throw new PipelineError('PIPELINE_INPUT_INVALID', `row group ${group.index} of ${file.url} holds a string that is not valid UTF-8; fix or drop the file`, {
+            cause,
+            details: { path: file.url, rowGroup: group.index },
+          });
+        }
         throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot decode row group ${group.index} of ${file.url}: the file is corrupt or truncated`, {
           cause,
           details: { path: file.url, rowGroup: group.index },
@@ -71,6 +78,10 @@ export async function* readParquetRecords(
     if (typeof source === 'string') await file.close();
   }
 }
+
+// Strings that are not valid UTF-8 fail the read instead of silently becoming U+FFFD.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const STRICT_UTF8 = { stringFromBytes: (bytes: Uint8Array): string => utf8.decode(bytes) };
 
 // Rows already yielded are dropped from the group's array so the consumer's memory is not held twice.
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
