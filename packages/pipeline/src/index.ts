@@ -47,6 +47,14 @@ export type { NormalizeReduceArgs, NormalizeReduceResult } from './steps/normali
 export { NORMALIZED_DATA_FILE, NormalizeConfigSchema, normalizeToParquet } from './steps/normalize/normalize.js';
 export type { NormalizeConfig, NormalizeOptions, NormalizedData } from './steps/normalize/normalize.js';
 export { defaultNormalize } from './steps/normalize/default-normalize.js';
+export { FilterConfigSchema, filterValue, keepFractionThreshold, passes } from './steps/consolidate/consolidate-filter.js';
+export type { FilterConfig, FilterOptions } from './steps/consolidate/consolidate-filter.js';
+export { consolidatePartTask } from './steps/consolidate/consolidate-part.js';
+export type { ConsolidatePartArgs, ConsolidatePartResult, FilterCounts } from './steps/consolidate/consolidate-part.js';
+export { ConsolidateConfigSchema, consolidate } from './steps/consolidate/consolidate.js';
+export type { ConsolidateConfig, ConsolidateOptions, ConsolidateResult } from './steps/consolidate/consolidate.js';
+export { defaultConsolidate } from './steps/consolidate/default-consolidate.js';
+export type { ConsolidateFilterInput, DefaultConsolidateConfig, DefaultConsolidateOptions } from './steps/consolidate/default-consolidate.js';
 export type { DefaultNormalizeConfig, DefaultNormalizeOptions } from './steps/normalize/default-normalize.js';
 export { SHIPPED_TOKENIZERS, levanterLockPath, quickstartDataPath, tinyMcTaskPath, tokenizerLocation } from './assets.js';
 export { defaultTransform } from './steps/transform/default-transform.js';

@@ -115,7 +115,7 @@ describe('normalizeToParquet()', () => {
     const [part] = await readDir(join(output, 'outputs/main'));
     expect(part?.name).toBe('part-00000-of-00001.parquet');
     const row = part?.rows.find((r) => r['source_id'] === 2n);
-    expect(row).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), text: records[2]?.text, source_id: 2n, url: 'https://example.com/2', score: 2 / 3 });
+    expect(row).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), text: corpus(40, 0)[2]?.['text'], source_id: 2n, url: 'https://example.com/2', score: 2 / 3 });
     const [back] = (await runCurationPython('parquet_read.py', [join(output, 'outputs/main', 'part-00000-of-00001.parquet')]))
       .split('\n')
       .filter(Boolean)
