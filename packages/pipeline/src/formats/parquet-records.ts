@@ -1,5 +1,8 @@
 import { parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { isUtf8 } from 'node:buffer';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { compressors as jsCompressors } from 'hyparquet-compressors';
+import { decompress as zstdDecompress } from 'zstd-napi';
 import { PipelineError } from '../errors.js';
 import { openParquetFile } from './parquet-file.js';
 import type { ParquetFile } from './parquet-file.js';
@@ -57,7 +60,7 @@ export async function* readParquetRecords(
           ...(columns === undefined ? {} : { columns }),
         });
       } catch (cause) {
-        if (cause instanceof TypeError && (cause as { code?: unknown }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+        if (cause instanceof InvalidUtf8Error) {
           throw new PipelineError('PIPELINE_INPUT_INVALID', `row group ${group.index} of ${file.url} holds a string that is not valid UTF-8; fix or drop the file`, {
             cause,
             details: { path: file.url, rowGroup: group.index },
@@ -79,9 +82,25 @@ export async function* readParquetRecords(
   }
 }
 
+// Native codecs where Node or a dependency has them (zstd through zstd-napi, gzip and brotli through
+// zlib): several times faster than the pure-JS ones; snappy and lz4 stay on hyparquet-compressors.
+const compressors = {
+  ...jsCompressors,
+  ZSTD: (input: Uint8Array): Uint8Array => zstdDecompress(input),
+  GZIP: (input: Uint8Array): Uint8Array => gunzipSync(input),
+  BROTLI: (input: Uint8Array): Uint8Array => brotliDecompressSync(input),
+};
+
 // Strings that are not valid UTF-8 fail the read instead of silently becoming U+FFFD.
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const STRICT_UTF8 = { stringFromBytes: (bytes: Uint8Array): string => utf8.decode(bytes) };
+// (isUtf8 + Buffer#toString measured faster than a fatal TextDecoder on web-sized documents.)
+const STRICT_UTF8 = {
+  stringFromBytes: (bytes: Uint8Array): string => {
+    if (!isUtf8(bytes)) throw new InvalidUtf8Error();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  },
+};
+
+class InvalidUtf8Error extends Error {}
 
 // Rows already yielded are dropped from the group's array so the consumer's memory is not held twice.
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
