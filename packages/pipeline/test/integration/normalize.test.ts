@@ -221,6 +221,20 @@ describe('normalizeToParquet() on bad input', () => {
     await expectNothingVisible(output);
   });
 
+  it('carries a 100 MB single document through, its whitespace runs compacted', async () => {
+    await using dir = await tempDir();
+    const input = join(dir.path, 'raw');
+    await mkdir(input, { recursive: true });
+    const big = `${'word '.repeat(10_000_000)}${' '.repeat(1000)}${'x'.repeat(49_999_000)}`;
+    await writeFile(join(input, 'a.jsonl'), jsonl([{ id: 'big', text: big }, { id: 'small', text: 'small' }]));
+    const output = join(dir.path, 'out');
+    const result = await normalizeToParquet({ input_path: input, output_path: output });
+    expect(result.counters).toMatchObject({ 'normalize/unique_records_out': 2, datakit_normalize_compacted_whitespace: 1 });
+    const rows = (await readDir(join(output, 'outputs/main'))).flatMap((p) => p.rows);
+    const bigRow = rows.find((r) => r['source_id'] === 'big');
+    expect((bigRow?.['text'] as string).length).toBe(big.length - 1001 + 128);
+  });
+
   it('refuses an input directory without record files', async () => {
     await using dir = await tempDir();
     await mkdir(join(dir.path, 'raw'));
