@@ -1,8 +1,13 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Executor, ExecutorStep, outputPathOf, silentLogger } from '@marin/executor';
 import { listPartFiles } from '../../src/attributes/attribute-dataset.js';
+import { openTokenCache } from '../../src/cache/index.js';
+import { defaultConsolidate } from '../../src/steps/consolidate/default-consolidate.js';
+import { defaultNormalize } from '../../src/steps/normalize/default-normalize.js';
+import { defaultTokenize } from '../../src/steps/tokenize/default-tokenize.js';
 import { writeParquetPart } from '../../src/formats/parquet-part-writer.js';
 import { readParquetRecords } from '../../src/formats/parquet-records.js';
 import { consolidate } from '../../src/steps/consolidate/consolidate.js';
@@ -50,6 +55,44 @@ async function writeAttributes(
     await writeParquetPart(join(dir, url.slice(url.lastIndexOf('/') + 1)), rows, { columns: [{ name: 'id', type: 'string' }, column] });
   }
 }
+
+describe('normalize → attributes → consolidate → tokenize through the executor', () => {
+  it('runs the steps built by defaultNormalize and defaultConsolidate, and a rerun skips them all', async () => {
+    await using dir = await tempDir();
+    await mkdir(join(dir.path, 'raw'), { recursive: true });
+    const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: i, text: i % 6 === 0 ? 'repeated' : `document number ${i}` }));
+    await writeFile(join(dir.path, 'raw', 'a.jsonl'), `${lines.join('\n')}\n`);
+    let attributeRuns = 0;
+    const norm = defaultNormalize('docs', join(dir.path, 'raw'), { targetPartitionBytes: 400 });
+    const main = outputPathOf(norm, 'outputs/main');
+    // an attribute stage: even source ids are "long"; co-partitioned with the normalized parts
+    const attrs = new ExecutorStep({
+      name: 'attributes/even',
+      config: { input_path: main },
+      fn: async (config: { input_path: string }, ctx) => {
+        attributeRuns += 1;
+        for (const part of await listPartFiles(config.input_path)) {
+          const rows = (await readAll(part)).map((r) => ({ id: r['id'], even: Number(r['source_id']) % 2 === 0 }));
+          await writeParquetPart(join(ctx.outputPath, part.slice(part.lastIndexOf('/') + 1)), rows, { columns: [{ name: 'id', type: 'string' }, { name: 'even', type: 'bool' }] });
+        }
+      },
+    });
+    const kept = defaultConsolidate('odd', main, [{ type: 'remove_docs', attribute_path: attrs, name: 'even' }]);
+    const tokens = defaultTokenize('odd', kept, 'marin-tiny-bpe');
+    const executor = new Executor({ prefix: join(dir.path, 'prefix'), logger: silentLogger });
+    const paths = await executor.run([tokens]);
+    const out = (await Promise.all((await listPartFiles(paths.get(kept) as string)).map(readAll))).flat();
+    // 10 exact duplicates of "repeated" collapse to one (source id 0, even): dropped with the other even ids
+    expect(out.map((r) => Number(r['source_id'])).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 2 * i + 1).filter((n) => n % 6 !== 0 || n === 0));
+    const cache = await openTokenCache(paths.get(tokens) as string, 'train');
+    expect(cache.numRows).toBe(out.length);
+    const artifacts = [norm, kept].map((s) => join(paths.get(s) as string, '.artifact'));
+    const before = await Promise.all(artifacts.map(async (a) => (await stat(a)).mtimeMs));
+    await new Executor({ prefix: join(dir.path, 'prefix'), logger: silentLogger }).run([tokens]);
+    expect(attributeRuns).toBe(1);
+    expect(await Promise.all(artifacts.map(async (a) => (await stat(a)).mtimeMs))).toEqual(before);
+  });
+});
 
 describe('consolidate()', () => {
   it('keeps documents passing every rule by a sorted merge with co-partitioned attributes, and counts per rule', async () => {
