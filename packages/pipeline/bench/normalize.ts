@@ -1,13 +1,18 @@
 // Normalize with exact dedup, documents per second on one core (one task at a time, in this process):
-// parquet (zstd) input with 10 % planted exact duplicates → outputs/main + outputs/dups.
+// parquet (zstd) input with 10 % planted exact duplicates → outputs/main + outputs/dups; then datatrove's
+// exact dedup (signature, find, filter; one task each) on the same files.
 //
 //   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100]
+//
+// Needs the curation oracle environment (node tools/python-env/python-env.mjs packages/pipeline/python/curation.lock).
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeParquetPart } from '../src/formats/parquet-part-writer.js';
 import { normalizeToParquet } from '../src/steps/normalize/normalize.js';
+import { curationPython } from '../test/helpers/curation-python.js';
 import { generateDocuments } from './synthetic-documents.js';
 
 const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' } } });
@@ -36,6 +41,16 @@ try {
   console.log(
     `normalize: ${docs.length} documents (${mb.toFixed(0)} MB of text, ${result.counters['normalize/duplicate_records_out']} exact duplicates) in ${seconds.toFixed(1)} s: ` +
       `${(docs.length / seconds).toFixed(0)} documents/s, ${(mb / seconds).toFixed(1)} MB/s on one core`,
+  );
+  const r = spawnSync(await curationPython(), [join(import.meta.dirname, 'datatrove_exact_dedup.py'), join(dir, 'in'), join(dir, 'datatrove')], {
+    encoding: 'utf8',
+    env: { ...process.env, HF_HUB_OFFLINE: '1' },
+  });
+  if (r.status !== 0) throw new Error(`datatrove_exact_dedup.py failed:\n${r.stderr.slice(-3000)}`);
+  const dt = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number; cpu_seconds: number; docs_out: number };
+  console.log(
+    `datatrove exact dedup: ${dt.docs_out} documents kept in ${dt.seconds.toFixed(1)} s (${dt.cpu_seconds.toFixed(1)} CPU s): ${(docs.length / dt.seconds).toFixed(0)} documents/s; ` +
+      `normalize / datatrove: ${(dt.seconds / seconds).toFixed(2)}x (ours kept ${result.counters['normalize/unique_records_out']})`,
   );
 } finally {
   await rm(dir, { recursive: true, force: true });
