@@ -20,6 +20,8 @@ export interface ShuffleWriterOptions {
    * @default 256 MiB
    */
   spillBytes?: number;
+  /** Compression of the run files. @default "zstd" */
+  codec?: 'zstd' | 'uncompressed';
 }
 
 /** What a map task wrote: per partition, its run files in write order. JSON, so it goes in the task's marker. */
@@ -64,7 +66,7 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
     if (key !== undefined) rows.sort((a, b) => compareKeys(a[key], b[key]));
     const run = (files[p] ?? []).length;
     const url = prefixJoin(options.dir, `part-${String(p).padStart(5, '0')}/${options.mapTask}-run-${String(run).padStart(4, '0')}.parquet`);
-    await writeParquetPart(url, rows, { columns: options.columns });
+    await writeParquetPart(url, rows, { columns: options.columns, codec: options.codec ?? 'zstd' });
     files[p]?.push(url);
     total -= bytes[p] ?? 0;
     buffers[p] = [];

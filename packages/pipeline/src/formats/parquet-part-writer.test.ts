@@ -40,6 +40,15 @@ describe('writeParquetPart()', () => {
     expect(await readAll(url)).toEqual(rows);
   });
 
+  it('writes uncompressed pages when asked (scratch files)', async () => {
+    const url = join(dir, 'p.parquet');
+    const rows = [{ text: 'x'.repeat(10_000) }];
+    await writeParquetPart(url, rows, { columns: [{ name: 'text', type: 'string' }], codec: 'uncompressed' });
+    await using f = await openParquetFile(url);
+    expect(f.metadata.row_groups[0]?.columns[0]?.meta_data?.codec).toBe('UNCOMPRESSED');
+    expect(await readAll(url)).toEqual(rows);
+  });
+
   it('cuts row groups by buffered bytes', async () => {
     const url = join(dir, 'p.parquet');
     const rows = Array.from({ length: 10 }, (_, i) => ({ text: String(i).repeat(1000) }));

@@ -21,6 +21,8 @@ export interface ParquetPartWriterOptions {
   rowGroupRows?: number;
   /** Zstandard level; 1 is pyarrow's default and several times cheaper than 3 for text. @default 1 */
   zstdLevel?: number;
+  /** Page compression: zstd, or none for scratch files read back once on the same machine. @default "zstd" */
+  codec?: 'zstd' | 'uncompressed';
   /** Key-value metadata written into the footer (e.g. the producing stage's counters). */
   metadata?: Record<string, string>;
 }
@@ -82,7 +84,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     writer: bytes,
     // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
     schema: schema as ConstructorParameters<typeof ParquetWriter>[0]['schema'],
-    codec: 'ZSTD',
+    codec: options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD',
     compressors: { ZSTD: (input: Uint8Array) => compress(input, { compressionLevel: level }) },
     statistics: false,
     createdBy: 'marin pipeline (hyparquet-writer)',
