@@ -6,8 +6,8 @@
 export class ConnectedComponents {
   private readonly index = new Map<string, number>();
   private readonly keys: string[] = [];
-  private parent = new Int32Array(1024);
-  private size = new Int32Array(1024);
+  private parent: Int32Array = new Int32Array(1024);
+  private size: Int32Array = new Int32Array(1024);
   /** Smallest key of each root's component, by node index of the root. */
   private minKey: string[] = [];
 

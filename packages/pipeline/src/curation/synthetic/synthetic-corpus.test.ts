@@ -59,7 +59,7 @@ describe('thresholdClusters() and pairwiseScores()', () => {
     const truth = thresholdClusters(6, [{ a: 0, b: 1, jaccard: 0.9 }, { a: 1, b: 2, jaccard: 0.8 }, { a: 3, b: 4, jaccard: 0.5 }], 0.7);
     expect(truth).toEqual([0, 0, 0, 3, 4, 5]);
     // Predicted: {0,1}, {2,3}: 1 correct pair of 2 predicted, of 3 true.
-    const s = pairwiseScores(['x', 'x', 'y', 'y', 'z', 'w'], truth);
+    const s = pairwiseScores<string | number>(['x', 'x', 'y', 'y', 'z', 'w'], truth);
     expect(s).toMatchObject({ correctPairs: 1, predictedPairs: 2, truePairs: 3, precision: 0.5 });
     expect(s.recall).toBeCloseTo(1 / 3);
     expect(s.f1).toBeCloseTo(0.4);
