@@ -2,6 +2,7 @@ import { createGunzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createReadStream } from '@marin/rigging';
+import { DecompressStream } from 'zstd-napi';
 import { PipelineError } from '../errors.js';
 
 /** One parsed JSON-lines record and where it came from. */
@@ -17,11 +18,21 @@ export function isGzip(url: string): boolean {
   return url.endsWith('.gz');
 }
 
+/** Whether a file name says Zstandard (`.zst` or `.zstd`). */
+export function isZstd(url: string): boolean {
+  return url.endsWith('.zst') || url.endsWith('.zstd');
+}
+
+function codecName(url: string): string {
+  return isGzip(url) ? 'gzip' : isZstd(url) ? 'zstd' : 'text';
+}
+
 /**
- * Streams the records of a JSON-lines file (gzip when the name ends in `.gz`) from any storage URL,
+ * Streams the records of a JSON-lines file (gzip when the name ends in `.gz`, Zstandard for `.zst` or
+ * `.zstd`) from any storage URL,
  * skipping blank lines. Memory stays bounded by one line.
  *
- * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file (and line) for truncated or corrupt gzip, a line
+ * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file (and line) for truncated or corrupt gzip or zstd, a line
  *   that is not JSON, or a line that is not a JSON object
  */
 export async function* readJsonlRecords(url: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<JsonlRecord> {
@@ -32,6 +43,10 @@ export async function* readJsonlRecords(url: string, options: { signal?: AbortSi
     const gunzip = createGunzip();
     raw.on('error', (e) => gunzip.destroy(e));
     source = raw.pipe(gunzip);
+  } else if (isZstd(url)) {
+    const unzstd = new DecompressStream();
+    raw.on('error', (e) => unzstd.destroy(e));
+    source = raw.pipe(unzstd);
   }
   const lines = createInterface({ input: source, crlfDelay: Infinity });
   source.on('error', (e) => {
@@ -63,7 +78,7 @@ export async function* readJsonlRecords(url: string, options: { signal?: AbortSi
     raw.destroy();
   }
   if (streamError !== null) {
-    throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot read ${url}: the file is truncated or not valid ${isGzip(url) ? 'gzip' : 'text'}`, {
+    throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot read ${url}: the file is truncated or not valid ${codecName(url)}`, {
       cause: streamError,
       details: { path: url, line },
     });

@@ -1,0 +1,175 @@
+import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+import { createWriteStream } from '@marin/rigging';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { ColumnSource } from 'hyparquet-writer';
+import { compress } from 'zstd-napi';
+import { PipelineError } from '../errors.js';
+import { parquetSchemaOf } from './parquet-schema.js';
+import type { ParquetColumnSpec } from './parquet-schema.js';
+
+/** Options of {@link createParquetPartWriter}. */
+export interface ParquetPartWriterOptions {
+  /** The columns, in order; every record is written with exactly these (a missing field is `null`). */
+  columns: readonly ParquetColumnSpec[];
+  /**
+   * A row group is cut once its buffered values reach this many bytes (UTF-8 length of strings, 8 per number).
+   * @default 64 MiB
+   */
+  rowGroupBytes?: number;
+  /** ... or this many rows. @default 1_000_000 */
+  rowGroupRows?: number;
+  /** Zstandard level. @default 3 */
+  zstdLevel?: number;
+  /** Key-value metadata written into the footer (e.g. the producing stage's counters). */
+  metadata?: Record<string, string>;
+}
+
+/** What a finished part holds. */
+export interface ParquetPartResult {
+  url: string;
+  rows: number;
+  rowGroups: number;
+  bytes: number;
+}
+
+/** A parquet (zstd) file being written; invisible at its URL until {@link ParquetPartWriter.close} succeeds. */
+export interface ParquetPartWriter extends AsyncDisposable {
+  readonly url: string;
+  /** Rows accepted so far. */
+  readonly rows: number;
+  /** Buffers one record; cuts a row group (and writes it out) when the group is full. */
+  write(record: Record<string, unknown>): Promise<void>;
+  /** Writes the last row group and the footer and finishes the file, which then appears at `url`. */
+  close(): Promise<ParquetPartResult>;
+  /** Drops what was written; nothing appears at `url`. Does nothing once `close()` has started. */
+  abort(): Promise<void>;
+}
+
+const DEFAULT_ROW_GROUP_BYTES = 64 * 1024 * 1024;
+const DEFAULT_ROW_GROUP_ROWS = 1_000_000;
+
+function valueBytes(v: unknown): number {
+  if (typeof v === 'string') return v.length + 4;
+  if (v === null || v === undefined) return 1;
+  if (typeof v === 'object') return 64;
+  return 8;
+}
+
+/**
+ * Opens a parquet part writer: records are buffered into column arrays, cut into row groups of about
+ * `rowGroupBytes`, compressed with Zstandard and streamed to `url` through rigging's atomic write stream,
+ * so the file becomes visible only when `close()` finishes it. Memory is bounded by one row group. `await using` aborts a writer that was
+ * not closed, so a failed stage leaves nothing partial visible.
+ *
+ * @throws {PipelineError} PIPELINE_INPUT_INVALID when a value does not fit its column's type (naming the column)
+ */
+export async function createParquetPartWriter(url: string, options: ParquetPartWriterOptions): Promise<ParquetPartWriter> {
+  const columns = [...options.columns];
+  const { schema, encoders, converters } = parquetSchemaOf(columns);
+  const rowGroupBytes = options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
+  const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
+  const level = options.zstdLevel ?? 3;
+  // Every rigging filesystem's write stream is atomic: the object appears at `url` only when the stream
+  // finishes, and a destroyed stream leaves nothing behind.
+  const stream: Writable = await createWriteStream(url);
+  let streamError: unknown = null;
+  stream.on('error', (e) => {
+    streamError = e;
+  });
+  const bytes = new ByteWriter(1 << 20);
+  const writer = new ParquetWriter({
+    writer: bytes,
+    // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
+    schema: schema as ConstructorParameters<typeof ParquetWriter>[0]['schema'],
+    codec: 'ZSTD',
+    compressors: { ZSTD: (input: Uint8Array) => compress(input, { compressionLevel: level }) },
+    statistics: false,
+    createdBy: 'marin pipeline (hyparquet-writer)',
+    ...(options.metadata === undefined ? {} : { kvMetadata: Object.entries(options.metadata).map(([key, value]) => ({ key, value })) }),
+  });
+  let buffers: unknown[][] = columns.map(() => []);
+  let buffered = 0;
+  let bufferedBytes = 0;
+  let rows = 0;
+  let groups = 0;
+  let state: 'open' | 'closing' | 'closed' | 'aborted' = 'open';
+
+  const drain = async (): Promise<void> => {
+    if (streamError !== null) throw streamError;
+    if (bytes.index === 0) return;
+    const chunk = new Uint8Array(bytes.buffer.slice(0, bytes.index));
+    bytes.index = 0;
+    if (!stream.write(chunk)) await once(stream, 'drain');
+  };
+  const flushGroup = async (): Promise<void> => {
+    if (buffered === 0) return;
+    const columnData: ColumnSource[] = columns.map((c, i) => ({ name: c.name, data: buffers[i] ?? [], ...encoders[i] }));
+    await writer.write({ columnData, rowGroupSize: buffered });
+    groups += 1;
+    buffers = columns.map(() => []);
+    buffered = 0;
+    bufferedBytes = 0;
+    await drain();
+  };
+  const abort = async (): Promise<void> => {
+    if (state !== 'open') return;
+    state = 'aborted';
+    stream.destroy();
+    await once(stream, 'close').catch(() => undefined);
+  };
+
+  return {
+    url,
+    get rows() {
+      return rows;
+    },
+    async write(record) {
+      if (state !== 'open') throw new Error(`parquet writer for ${url} is ${state}`);
+      for (let i = 0; i < columns.length; i++) {
+        const name = (columns[i] as ParquetColumnSpec).name;
+        const v = (converters[i] as (typeof converters)[number])(record[name], name, url);
+        (buffers[i] as unknown[]).push(v);
+        bufferedBytes += valueBytes(v);
+      }
+      buffered += 1;
+      rows += 1;
+      if (bufferedBytes >= rowGroupBytes || buffered >= rowGroupRows) await flushGroup();
+    },
+    async close() {
+      if (state !== 'open') throw new Error(`parquet writer for ${url} is ${state}`);
+      state = 'closing';
+      try {
+        await flushGroup();
+        writer.finish();
+        await drain();
+        stream.end();
+        await once(stream, 'finish');
+        if (streamError !== null) throw streamError;
+        state = 'closed';
+        return { url, rows, rowGroups: groups, bytes: bytes.offset };
+      } catch (e) {
+        state = 'open';
+        await abort();
+        throw PipelineError.is(e) ? e : new PipelineError('PIPELINE_OUTPUT_NOT_WRITABLE', `cannot write ${url}`, { cause: e, details: { path: url } });
+      }
+    },
+    abort,
+    [Symbol.asyncDispose]: abort,
+  };
+}
+
+/**
+ * Writes `records` into one parquet (zstd) part at `url`, atomically: the file appears complete or not at all.
+ *
+ * @throws {PipelineError} as {@link createParquetPartWriter}, or whatever iterating `records` throws
+ */
+export async function writeParquetPart(
+  url: string,
+  records: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
+  options: ParquetPartWriterOptions,
+): Promise<ParquetPartResult> {
+  await using w = await createParquetPartWriter(url, options);
+  for await (const r of records) await w.write(r);
+  return await w.close();
+}

@@ -1,0 +1,76 @@
+import { parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { PipelineError } from '../errors.js';
+import { openParquetFile } from './parquet-file.js';
+import type { ParquetFile } from './parquet-file.js';
+
+/** Options of {@link readParquetRecords}. */
+export interface ReadParquetOptions {
+  /** Only these top-level columns (all when omitted). */
+  columns?: readonly string[];
+  /** Only this row group (every group, in order, when omitted). */
+  rowGroup?: number | null;
+  /** Checked between row groups and between records. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Streams the records of a parquet file (or of one row group) as objects keyed by top-level column:
+ * strings for UTF-8 columns, `bigint` for INT64, `null` for nulls, nested columns as plain objects and
+ * arrays. One row group is decoded at a time, so memory is bounded by the largest row group.
+ * Every codec (snappy, gzip, brotli, zstd, lz4, lz4_raw, uncompressed), plain and dictionary encodings
+ * and data pages v1 and v2 are read.
+ *
+ * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file (and row group) for a corrupt file or a
+ *   page that cannot be decoded; PIPELINE_INPUT_NOT_FOUND for a missing file or column
+ */
+export async function* readParquetRecords(
+  source: string | ParquetFile,
+  options: ReadParquetOptions = {},
+): AsyncGenerator<Record<string, unknown>> {
+  const file = typeof source === 'string' ? await openParquetFile(source) : source;
+  try {
+    const columns = options.columns === undefined ? undefined : [...options.columns];
+    const missing = columns?.filter((c) => !file.columns.includes(c)) ?? [];
+    if (missing.length > 0) {
+      throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `${file.url} has no column ${JSON.stringify(missing[0])}; its columns are ${file.columns.join(', ')}`, {
+        details: { path: file.url, column: missing[0] ?? null },
+      });
+    }
+    const groups = options.rowGroup === undefined || options.rowGroup === null ? file.rowGroups : [file.rowGroups[options.rowGroup]];
+    for (const group of groups) {
+      if (group === undefined) {
+        throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `${file.url} has no row group ${String(options.rowGroup)} (it has ${file.rowGroups.length})`, {
+          details: { path: file.url, rowGroup: options.rowGroup ?? null },
+        });
+      }
+      options.signal?.throwIfAborted();
+      let rows: Record<string, unknown>[];
+      try {
+        rows = await parquetReadObjects({
+          file: file.buffer,
+          metadata: file.metadata,
+          rowStart: group.rowStart,
+          rowEnd: group.rowStart + group.numRows,
+          compressors,
+          ...(columns === undefined ? {} : { columns }),
+        });
+      } catch (cause) {
+        throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot decode row group ${group.index} of ${file.url}: the file is corrupt or truncated`, {
+          cause,
+          details: { path: file.url, rowGroup: group.index },
+        });
+      }
+      for (let i = 0; i < rows.length; i++) {
+        if ((i & 1023) === 0) options.signal?.throwIfAborted();
+        yield rows[i] as Record<string, unknown>;
+        rows[i] = EMPTY;
+      }
+    }
+  } finally {
+    if (typeof source === 'string') await file.close();
+  }
+}
+
+// Rows already yielded are dropped from the group's array so the consumer's memory is not held twice.
+const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;

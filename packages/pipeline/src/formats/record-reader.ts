@@ -1,0 +1,30 @@
+import { readJsonlRecords } from '../documents/jsonl-records.js';
+import type { DatasetPart } from './dataset-part.js';
+import { readParquetRecords } from './parquet-records.js';
+
+/** Options of {@link readPartRecords}. */
+export interface ReadPartOptions {
+  /** Parquet: read only these top-level columns. JSON lines are parsed whole either way. */
+  columns?: readonly string[];
+  /** Checked between records. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Streams the records of one part — a parquet row group or a JSON-lines file — in stored order, as
+ * plain objects keyed by top-level field. Memory is bounded by one row group (parquet) or one line.
+ *
+ * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file (and row group or line) for corrupt
+ *   input; PIPELINE_INPUT_NOT_FOUND for a missing file, row group or column
+ */
+export async function* readPartRecords(part: DatasetPart, options: ReadPartOptions = {}): AsyncGenerator<Record<string, unknown>> {
+  if (part.format === 'parquet') {
+    yield* readParquetRecords(part.url, {
+      rowGroup: part.rowGroup ?? null,
+      ...(options.columns === undefined ? {} : { columns: options.columns }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return;
+  }
+  for await (const { record } of readJsonlRecords(part.url, options.signal === undefined ? {} : { signal: options.signal })) yield record;
+}
