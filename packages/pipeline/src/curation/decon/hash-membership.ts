@@ -180,7 +180,10 @@ export interface EvalHashFilterOptions {
   exactSetMaxHashes?: number;
   /** False-positive rate of the Bloom filter (Marin's default). @default 1e-9 */
   falsePositiveRate?: number;
-  /** Hashes the Bloom filter is sized for, when more than twice what switched it on. @default 0 */
+  /**
+   * Hashes the Bloom filter is sized for (Marin's `estimated_doc_count`), when more than twice what switched it on:
+   * size it for the whole eval suite, or later additions raise its false-positive rate. @default 1000000
+   */
   expectedHashes?: number;
 }
 
@@ -198,7 +201,7 @@ export class EvalHashFilter implements HashMembership {
   constructor(options: EvalHashFilterOptions = {}) {
     this.max = options.exactSetMaxHashes ?? 4_000_000;
     this.fpr = options.falsePositiveRate ?? 1e-9;
-    this.expected = options.expectedHashes ?? 0;
+    this.expected = options.expectedHashes ?? 1_000_000;
   }
 
   get kind(): 'exact' | 'bloom' {

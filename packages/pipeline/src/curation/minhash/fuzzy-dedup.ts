@@ -75,7 +75,7 @@ export async function* minhashBuckets(
  * (as Marin's per-source tag does) and the smallest key is the smallest id, earliest dataset first.
  */
 export function nodeKey(sourceIndex: number, id: string): string {
-  return `${id}\u0000${sourceIndex.toString().padStart(4, '0')}`;
+  return `${id}\u0000${sourceIndex.toString().padStart(6, '0')}`;
 }
 
 /** The document id inside a {@link nodeKey}. */
