@@ -226,3 +226,25 @@ export type {
   PairwiseScores,
   ContaminatedCorpus,
 } from './curation/index.js';
+export {
+  decontaminateStep,
+  defaultDecontaminate,
+  defaultFuzzyDedup,
+  defaultMinhash,
+  defaultQualityScore,
+  defaultTrainQualityClassifier,
+  fuzzyDedupStep,
+  minhashStep,
+  qualityScoreStep,
+  trainQualityStep,
+} from './steps/curation/curation-steps.js';
+export type {
+  CurationRunOptions,
+  CurationSource,
+  DecontaminateStepConfig,
+  FuzzyDedupStepConfig,
+  MinhashStepConfig,
+  QualityScoreStepConfig,
+  QualityTrainingSource,
+  TrainQualityStepConfig,
+} from './steps/curation/curation-steps.js';
