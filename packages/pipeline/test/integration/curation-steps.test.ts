@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Executor, outputPathOf } from '@marin/executor';
+import { Executor } from '@marin/executor';
 import { silentLogger } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partFileName } from '../../src/attributes/attribute-dataset.js';
