@@ -1,11 +1,12 @@
 """datatrove's MinHash dedup pipeline (signatures, buckets, clusters, filter) on one JSON-lines corpus.
 
 Usage: datatrove_minhash.py <corpus.jsonl> <workdir> <num_buckets> <hashes_per_bucket> <ngram_size>
-Prints one JSON object: per-stage and total seconds, and each document's cluster label ({id: cluster or null}).
+Prints one JSON object: per-stage and total wall and CPU seconds, and each document's cluster label ({id: cluster or null}).
 One task per stage (the buckets stage needs one per bucket; they run one after another on one worker).
 """
 
 import json
+import resource
 import sys
 import time
 
@@ -48,9 +49,18 @@ def reader():
     return JsonlReader(corpus, id_key="id", text_key="text", glob_pattern=None, doc_progress=False)
 
 
+cpu = {}
+
+
+def cpu_now():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run(name, pipeline, tasks):
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), cpu_now()
     LocalPipelineExecutor(pipeline=pipeline, tasks=tasks, workers=1, logging_dir=f"{workdir}/logs/{name}", skip_completed=False).run()
+    cpu[name] = cpu_now() - cpu_started
     return time.perf_counter() - started
 
 
@@ -81,6 +91,7 @@ seconds = {
     ),
 }
 seconds["total"] = sum(seconds.values())
+cpu["total"] = sum(cpu.values())
 
 import glob  # noqa: E402
 
@@ -91,4 +102,4 @@ for path in glob.glob(f"{workdir}/kept/*.jsonl") + glob.glob(f"{workdir}/removed
             doc = json.loads(line)
             cid = doc["metadata"].get("minhash_cluster_id", -1)
             clusters[doc["id"]] = None if cid == -1 else cid
-print(json.dumps({"seconds": seconds, "clusters": clusters}))
+print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "clusters": clusters}))

@@ -4,7 +4,7 @@ overlap = fraction of its features found among the eval features, contaminated w
 above zero and at least the threshold). Uses an exact Python set of BLAKE2b-64 hashes, as Marin hashes features.
 
 Reads {"ngram": {...}, "eval": [{"id", "text"}], "docs": [{"id", "text"}]} on stdin and prints
-{"rows": [{"id", "contaminated", "max_overlap", "matched"}], "seconds": marking time, "docs_per_s"}.
+{"rows": [{"id", "contaminated", "max_overlap", "matched"}], "seconds", "cpu_seconds"} (marking only).
 """
 
 import hashlib
@@ -64,7 +64,7 @@ for record in job["eval"]:
     for f in document_features(record["text"] or "", cfg):
         evals.add(h(f))
 
-started = time.perf_counter()
+started, cpu_started = time.perf_counter(), time.process_time()
 rows = []
 for doc in job["docs"]:
     text = doc["text"] or ""
@@ -87,4 +87,5 @@ for doc in job["docs"]:
             matched.add(h(s))
     rows.append({"id": doc["id"], "contaminated": best > 0 and best >= cfg["overlap_threshold"], "max_overlap": best, "matched": len(matched)})
 seconds = time.perf_counter() - started
-print(json.dumps({"rows": rows, "seconds": seconds, "docs_per_s": len(job["docs"]) / seconds if seconds else None}))
+cpu_seconds = time.process_time() - cpu_started
+print(json.dumps({"rows": rows, "seconds": seconds, "cpu_seconds": cpu_seconds}))
