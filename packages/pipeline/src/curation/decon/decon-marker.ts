@@ -1,7 +1,7 @@
 import { PipelineError } from '../../errors.js';
 import { featureHash, featureHashToBigInt } from './feature-hash.js';
 import type { HashMembership } from './hash-membership.js';
-import { documentFeatures, paragraphFeatures, shortExactFeature } from './ngram-features.js';
+import { documentFeatures, paragraphFeatureHashes, shortExactFeatureHash } from './ngram-features.js';
 import type { NGramConfig } from './ngram-features.js';
 
 /** One row of the eval-hash sidecar: a feature hash and the eval record it came from. */
@@ -55,12 +55,11 @@ export function scoreDocument(id: string, text: string, filter: HashMembership, 
   let anyFeatures = false;
   for (const paragraph of text.split(ngram.paragraph_delimiter)) {
     if (paragraph === '') continue;
-    const features = paragraphFeatures(paragraph, ngram);
+    const features = paragraphFeatureHashes(paragraph, ngram);
     if (features.length === 0) continue;
     anyFeatures = true;
     let hits = 0;
-    for (const f of features) {
-      const h = featureHash(f);
+    for (const h of features) {
       if (filter.has(h)) {
         hits++;
         matched.add(featureHashToBigInt(h));
@@ -70,13 +69,10 @@ export function scoreDocument(id: string, text: string, filter: HashMembership, 
     if (score > max) max = score;
   }
   if (!anyFeatures) {
-    const short = shortExactFeature(text, ngram.ngram_length);
-    if (short !== null) {
-      const h = featureHash(short);
-      if (filter.has(h)) {
-        max = 1;
-        matched.add(featureHashToBigInt(h));
-      }
+    const h = shortExactFeatureHash(text, ngram.ngram_length);
+    if (h !== null && filter.has(h)) {
+      max = 1;
+      matched.add(featureHashToBigInt(h));
     }
   }
   return { id, contaminated: max > 0 && max >= ngram.overlap_threshold, max_overlap: max, matched_hashes: [...matched] };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addEvalRecord, scoreDocument } from './decon-marker.js';
 import { featureHash, featureHashFromBigInt, featureHashToBigInt } from './feature-hash.js';
 import { BloomFilter, EvalHashFilter, ExactHashSet, deserializeHashMembership } from './hash-membership.js';
-import { NGramConfigSchema, documentFeatures, ngramFeatures, shortExactFeature, splitTokens } from './ngram-features.js';
+import { NGramConfigSchema, documentFeatures, ngramFeatures, paragraphFeatureHashes, paragraphFeatures, shortExactFeature, splitTokens } from './ngram-features.js';
 
 const ngram = NGramConfigSchema.parse({});
 const words = (n: number, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
@@ -105,5 +105,20 @@ describe('scoreDocument()', () => {
     const labels = filterOf('B.').filter;
     expect(labels.count).toBe(0);
     expect(scoreDocument('d5', 'B.', labels, ngram).contaminated).toBe(false);
+  });
+});
+
+describe('paragraphFeatureHashes()', () => {
+  it('equals hashing each feature string, for n-grams, strides, short paragraphs and letterless windows', () => {
+    for (const [text, cfg] of [
+      [`${words(40, 'w')} 1 2 3 4 5 6 7 8 9 10 11 12 13 14`, {}],
+      [words(30, 'x'), { ngram_length: 5, stride: 2 }],
+      ['Which option is correct', {}],
+      ['1 2 3 4', {}],
+      ['A.', {}],
+    ] as const) {
+      const c = NGramConfigSchema.parse(cfg);
+      expect(paragraphFeatureHashes(text, c)).toEqual(paragraphFeatures(text, c).map(featureHash));
+    }
   });
 });

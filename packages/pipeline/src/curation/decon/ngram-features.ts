@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { combineTokenHashes, tokenHashes } from './feature-hash.js';
+import type { FeatureHash } from './feature-hash.js';
 
 /**
  * Word n-gram matching parameters, with Marin's defaults (`NGramConfig` in datakit's decon): 13-word n-grams at every
@@ -85,4 +87,34 @@ export function documentFeatures(text: string, ngram: NGramConfig): string[] {
     if (short !== null) out.push(short);
   }
   return out;
+}
+
+/**
+ * The hashes of {@link paragraphFeatures} without building the feature strings: equal, feature for feature, to
+ * `paragraphFeatures(p).map(featureHash)` (tested). A window has a letter exactly when one of its tokens has.
+ */
+export function paragraphFeatureHashes(paragraph: string, ngram: NGramConfig): FeatureHash[] {
+  return tokenFeatureHashes(splitTokens(paragraph), ngram);
+}
+
+function tokenFeatureHashes(tokens: readonly string[], ngram: NGramConfig): FeatureHash[] {
+  const n = ngram.ngram_length;
+  const letters = new Int32Array(tokens.length + 1);
+  for (let i = 0; i < tokens.length; i++) letters[i + 1] = (letters[i] as number) + (LETTER.test(tokens[i] as string) ? 1 : 0);
+  const hashes = tokenHashes(tokens);
+  if (tokens.length >= MIN_SHORT_EXACT_TOKENS && tokens.length < n) {
+    return (letters[tokens.length] as number) > 0 ? [combineTokenHashes(hashes, 0, tokens.length)] : [];
+  }
+  const out: FeatureHash[] = [];
+  for (let i = 0; i + n <= tokens.length; i += ngram.stride + 1) {
+    if ((letters[i + n] as number) - (letters[i] as number) > 0) out.push(combineTokenHashes(hashes, i, n));
+  }
+  return out;
+}
+
+/** The hash of a whole text's short exact feature, or `null` (see {@link shortExactFeature}). */
+export function shortExactFeatureHash(text: string, n: number): FeatureHash | null {
+  const tokens = splitTokens(text);
+  if (tokens.length < MIN_SHORT_EXACT_TOKENS || tokens.length >= n || !tokens.some((t) => LETTER.test(t))) return null;
+  return combineTokenHashes(tokenHashes(tokens), 0, tokens.length);
 }

@@ -11,8 +11,10 @@ export function cleanText(text: string): string {
   return text.toLowerCase().replace(PUNCTUATION, '').replace(WHITESPACE_RUN, ' ').trim();
 }
 
-/** The words of a cleaned text (split on single spaces; empty text has none). */
+/** The words of {@link cleanText}'s result (none for an empty text), without building the collapsed string. */
 export function cleanWords(text: string): string[] {
-  const cleaned = cleanText(text);
-  return cleaned === '' ? [] : cleaned.split(' ');
+  const words = text.toLowerCase().replace(PUNCTUATION, '').split(WHITESPACE_RUN);
+  if (words[0] === '') words.shift();
+  if (words.length > 0 && words[words.length - 1] === '') words.pop();
+  return words;
 }

@@ -28,7 +28,7 @@ describe('fuzzyDedupInMemory()', () => {
     const truth = thresholdClusters(docs.length, exactJaccardPairs(docs.map((d) => d.text), 5), lshThreshold(26, 11));
     const scores = pairwiseScores(rows.map((r, i) => r.dup_cluster_id ?? `single-${i}`), truth.map(String));
     expect(scores.f1).toBeGreaterThan(0.85);
-  });
+  }, 60_000);
 
   it('clusters across datasets: a copy in a second dataset is a duplicate of the first one, same ids stay distinct', async () => {
     const docs = generateSyntheticCorpus({ seed: 12, documents: 50, exactDuplicateRate: 0, nearDuplicateRate: 0 });

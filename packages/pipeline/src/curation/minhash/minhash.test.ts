@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateSyntheticCorpus } from '../synthetic/synthetic-corpus.js';
 import { exactJaccardPairs } from '../synthetic/ground-truth.js';
-import { cleanText } from './clean-text.js';
+import { cleanText, cleanWords } from './clean-text.js';
 import { createMinHasher, estimateJaccard, lshThreshold, truncateCodePoints } from './minhash.js';
 import { parseMinHashParams, requireSameMinHashParams } from './minhash-params.js';
 import { shingleHashes, wordShingles } from './shingles.js';
@@ -69,7 +69,7 @@ describe('createMinHasher()', () => {
     // The standard error of a 286-permutation estimate is at most sqrt(0.25 / 286) ≈ 0.03.
     expect(mean).toBeLessThan(0.03);
     expect(Math.max(...errors)).toBeLessThan(0.15);
-  });
+  }, 60_000);
 
   it('puts identical texts in the same bucket of every band, and unrelated texts in none', () => {
     const h = createMinHasher(params);
@@ -92,5 +92,14 @@ describe('createMinHasher()', () => {
 describe('lshThreshold()', () => {
   it("is about 0.74 for Marin's 26 bands of 11 rows", () => {
     expect(lshThreshold(26, 11)).toBeCloseTo(0.744, 3);
+  });
+});
+
+describe('cleanWords()', () => {
+  it('is cleanText split on its single spaces', () => {
+    for (const t of ['', '   ', ' a ', 'Hello,   World!\n\nx', '\u2003lead and trail\t', '...', "it's (fine)"]) {
+      const c = cleanText(t);
+      expect(cleanWords(t)).toEqual(c === '' ? [] : c.split(' '));
+    }
   });
 });

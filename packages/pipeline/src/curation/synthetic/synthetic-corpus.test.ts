@@ -23,7 +23,7 @@ describe('generateSyntheticCorpus()', () => {
       if (d.kind === 'near') expect(d.family).toBeLessThan(Number(d.id.slice(4)));
     }
     expect(docs[0]?.text).toMatch(/^[A-Z][a-z]+ [a-z]/);
-  });
+  }, 60_000);
 
   it('refuses invalid options', () => {
     expect(() => generateSyntheticCorpus({ exactDuplicateRate: 2 })).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID' }));
@@ -51,7 +51,7 @@ describe('exactJaccardPairs()', () => {
       if (j > 0) brute.push({ a, b, jaccard: j });
     }
     expect(pairs).toEqual(brute);
-  });
+  }, 60_000);
 });
 
 describe('thresholdClusters() and pairwiseScores()', () => {
