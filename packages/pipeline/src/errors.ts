@@ -9,8 +9,15 @@ export type PipelineErrorCode =
   | 'PIPELINE_INPUT_NOT_FOUND'
   /** An input file is malformed: truncated gzip, a line that is not JSON, a record without the text key. */
   | 'PIPELINE_INPUT_INVALID'
-  /** An input format this package cannot read yet (zstd, parquet). */
+  /** An input format this package cannot read (a file ending it does not know). */
   | 'PIPELINE_UNSUPPORTED_FORMAT'
+  /**
+   * Inputs that do not fit together: a column typed differently across files, a missing text column,
+   * attribute datasets whose partitions do not match their source (`details.path`, `details.column`).
+   */
+  | 'PIPELINE_SCHEMA_MISMATCH'
+  /** A stage's input holds no usable records (every text blank or missing). */
+  | 'PIPELINE_EMPTY_DATASET'
   /** A tokenizer directory without a parseable `tokenizer.json`. */
   | 'PIPELINE_TOKENIZER_INVALID'
   /** The output location cannot be written (checked before any work starts). */

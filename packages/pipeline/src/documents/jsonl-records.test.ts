@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { compress } from 'zstd-napi';
 import { readJsonlRecords } from './jsonl-records.js';
 
 async function collect(url: string): Promise<Array<Record<string, unknown>>> {
@@ -19,6 +20,22 @@ describe('readJsonlRecords()', () => {
     await writeFile(join(dir, 'b.jsonl.gz'), gzipSync(body));
     expect(await collect(join(dir, 'a.jsonl'))).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
     expect(await collect(join(dir, 'b.jsonl.gz'))).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+  });
+
+  it('reads Zstandard JSON lines, multi-byte characters split across chunks included', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'jsonl-'));
+    const records = Array.from({ length: 3000 }, (_, i) => ({ text: `ünïcödé ✓ 🙂 ${i}` }));
+    await writeFile(join(dir, 'a.jsonl.zst'), compress(Buffer.from(records.map((r) => JSON.stringify(r)).join('\n'))));
+    expect(await collect(join(dir, 'a.jsonl.zst'))).toEqual(records);
+  });
+
+  it('refuses truncated zstd and bytes that are not UTF-8, naming the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'jsonl-'));
+    const whole = compress(Buffer.from(Array.from({ length: 2000 }, (_, i) => `{"text":"${i}"}`).join('\n')));
+    await writeFile(join(dir, 'cut.jsonl.zst'), whole.subarray(0, Math.floor(whole.length / 2)));
+    await writeFile(join(dir, 'latin1.jsonl'), Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d, 0x0a]));
+    await expect(collect(join(dir, 'cut.jsonl.zst'))).rejects.toMatchObject({ code: 'PIPELINE_INPUT_INVALID', details: { path: join(dir, 'cut.jsonl.zst') } });
+    await expect(collect(join(dir, 'latin1.jsonl'))).rejects.toMatchObject({ code: 'PIPELINE_INPUT_INVALID', details: { path: join(dir, 'latin1.jsonl') } });
   });
 
   it('names the line of a record that is not JSON or not an object', async () => {

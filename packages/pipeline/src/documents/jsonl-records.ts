@@ -1,5 +1,6 @@
 import { createGunzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createReadStream } from '@marin/rigging';
 import { DecompressStream } from 'zstd-napi';
@@ -48,8 +49,29 @@ export async function* readJsonlRecords(url: string, options: { signal?: AbortSi
     raw.on('error', (e) => unzstd.destroy(e));
     source = raw.pipe(unzstd);
   }
-  const lines = createInterface({ input: source, crlfDelay: Infinity });
-  source.on('error', (e) => {
+  // Bytes that are not UTF-8 fail the read (naming the file) instead of silently becoming U+FFFD.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const text = new Transform({
+    readableObjectMode: true,
+    transform(chunk: Buffer, _enc, cb) {
+      try {
+        cb(null, decoder.decode(chunk, { stream: true }));
+      } catch (e) {
+        cb(e as Error);
+      }
+    },
+    flush(cb) {
+      try {
+        cb(null, decoder.decode());
+      } catch (e) {
+        cb(e as Error);
+      }
+    },
+  });
+  source.on('error', (e) => text.destroy(e));
+  source.pipe(text);
+  const lines = createInterface({ input: text, crlfDelay: Infinity });
+  text.on('error', (e) => {
     streamError = e;
     lines.close();
   });
@@ -78,7 +100,9 @@ export async function* readJsonlRecords(url: string, options: { signal?: AbortSi
     raw.destroy();
   }
   if (streamError !== null) {
-    throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot read ${url}: the file is truncated or not valid ${codecName(url)}`, {
+    const badUtf8 = (streamError as { code?: unknown }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
+    const what = badUtf8 ? 'it is not valid UTF-8' : `the file is truncated or not valid ${codecName(url)}`;
+    throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot read ${url}: ${what}`, {
       cause: streamError,
       details: { path: url, line },
     });

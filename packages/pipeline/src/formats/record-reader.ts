@@ -1,5 +1,7 @@
 import { readJsonlRecords } from '../documents/jsonl-records.js';
+import type { JsonlRecord } from '../documents/jsonl-records.js';
 import type { DatasetPart } from './dataset-part.js';
+import { recordFileFormat } from './input-format.js';
 import { readParquetRecords } from './parquet-records.js';
 
 /** Options of {@link readPartRecords}. */
@@ -27,4 +29,26 @@ export async function* readPartRecords(part: DatasetPart, options: ReadPartOptio
     return;
   }
   for await (const { record } of readJsonlRecords(part.url, options.signal === undefined ? {} : { signal: options.signal })) yield record;
+}
+
+/**
+ * Streams every record of a record file of any supported format (parquet, JSON lines plain / `.gz` /
+ * `.zst`), with its 1-based line (JSON lines) or row number (parquet) for error messages.
+ *
+ * @throws {PipelineError} PIPELINE_UNSUPPORTED_FORMAT for another file ending; otherwise as {@link readPartRecords}
+ */
+export async function* readFileRecords(url: string, options: ReadPartOptions = {}): AsyncGenerator<JsonlRecord> {
+  const { format } = recordFileFormat(url);
+  if (format === 'jsonl') {
+    yield* readJsonlRecords(url, options.signal === undefined ? {} : { signal: options.signal });
+    return;
+  }
+  let line = 0;
+  for await (const record of readParquetRecords(url, {
+    ...(options.columns === undefined ? {} : { columns: options.columns }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  })) {
+    line += 1;
+    yield { record, line };
+  }
 }

@@ -105,7 +105,7 @@ describe('computeMinhashAttrs() + computeFuzzyDups() on storage files', () => {
   it('refuses inputs whose MinHash params differ, naming the input, and an unfinished MinHash dataset', async () => {
     await computeMinhashAttrs({ source: join(dir, 'books'), outputDir: join(dir, 'minhash-books-seed7'), params: { seed: 7 } });
     await expect(computeFuzzyDups({ inputs: [join(dir, 'minhash-web'), join(dir, 'minhash-books-seed7')], outputDir: join(dir, 'bad') })).rejects.toMatchObject({
-      code: 'PIPELINE_CONFIG_INVALID',
+      code: 'PIPELINE_SCHEMA_MISMATCH',
       details: { dataset: join(dir, 'minhash-books-seed7') },
     });
     await expect(computeFuzzyDups({ inputs: [join(dir, 'web')], outputDir: join(dir, 'bad2') })).rejects.toMatchObject({ code: 'PIPELINE_INPUT_NOT_FOUND' });

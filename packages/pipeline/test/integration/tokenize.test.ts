@@ -10,6 +10,8 @@ import { quickstartDataPath, tokenizerLocation } from '../../src/assets.js';
 import { readJsonlRecords } from '../../src/documents/jsonl-records.js';
 import { defaultTokenize } from '../../src/steps/tokenize/default-tokenize.js';
 import { tokenize } from '../../src/steps/tokenize/tokenize.js';
+import { writeParquetPart } from '../../src/formats/parquet-part-writer.js';
+import { compress } from 'zstd-napi';
 import { loadLevanterTokenizer } from '../../src/tokenizer/levanter-tokenizer.js';
 import { runLevanterPython } from '../helpers/levanter-python.js';
 
@@ -143,6 +145,29 @@ describe('tokenize step', () => {
       });
     } finally {
       await chmod(readOnly, 0o700);
+    }
+  });
+});
+
+describe('tokenize step on parquet and zstd inputs', () => {
+  it('tokenizes parquet (all row groups, text column only) and .jsonl.zst files like the same texts in JSON lines', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tokenize-formats-'));
+    try {
+      const all = await texts(await files(TRAIN));
+      const half = Math.floor(all.length / 2);
+      await writeParquetPart(join(dir, 'in', 'a.parquet'), all.slice(0, half).map((text, i) => ({ id: BigInt(i), text, meta: { n: i } })), {
+        columns: [{ name: 'id', type: 'int64' }, { name: 'text', type: 'string' }, { name: 'meta', type: 'json' }],
+        rowGroupRows: 5,
+      });
+      await writeFile(join(dir, 'in', 'b.jsonl.zst'), compress(Buffer.from(all.slice(half).map((text) => `${JSON.stringify({ text })}\n`).join(''))));
+      await tokenize({ train_paths: [join(dir, 'in')], cache_path: join(dir, 'cache'), tokenizer: 'marin-tiny-bpe' }, { signal });
+      const tokenizer = await loadLevanterTokenizer(tokenizerLocation('marin-tiny-bpe'));
+      const expected = await tokenizer.encodeDocuments(all);
+      const opened = await openTokenCache(join(dir, 'cache'), 'train');
+      expect(opened.numRows).toBe(expected.length);
+      for (let i = 0; i < expected.length; i++) expect(Array.from(await opened.row(i))).toEqual(Array.from(expected[i] ?? []));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -21,6 +21,8 @@ import { quickstartDataPath } from '../../src/assets.js';
 import { defaultTransform } from '../../src/steps/transform/default-transform.js';
 import { parseMarkdownConfig } from '../../src/steps/transform/html-to-markdown.js';
 import { htmlToMd } from '../../src/steps/transform/transform.js';
+import { writeParquetPart } from '../../src/formats/parquet-part-writer.js';
+import { compress } from 'zstd-napi';
 
 interface TempDir extends AsyncDisposable {
   path: string;
@@ -123,6 +125,29 @@ describe('the transform step', () => {
       code: 'PIPELINE_INPUT_INVALID',
       details: { line: 3 },
     });
+  });
+});
+
+describe('the transform step on parquet and zstd inputs', () => {
+  it('converts parquet and .jsonl.zst HTML records like gzip JSON lines, one output shard per input', async () => {
+    await using dir = await tempDir();
+    const input = await writeInputs(dir.path, { 'b.jsonl.zst': compress(Buffer.from(jsonl([{ id: 'b', source: 's', text: page('B') }]))) });
+    await writeParquetPart(join(input, 'a.parquet'), [{ id: 'a', source: 's', text: page('A'), metadata: { n: 1n } }], {
+      columns: [
+        { name: 'id', type: 'string' },
+        { name: 'source', type: 'string' },
+        { name: 'text', type: 'string' },
+        { name: 'metadata', type: 'parquet', elements: [{ name: 'metadata', repetition_type: 'OPTIONAL', num_children: 1 }, { name: 'n', type: 'INT64', repetition_type: 'OPTIONAL' }] },
+      ],
+    });
+    const output = join(dir.path, 'out');
+    await htmlToMd({ input_path: input, output_path: output });
+    expect(await readShard(join(output, 'data-00000-of-00002.jsonl.gz'))).toEqual([
+      { id: 'a', source: 's', format: 'md', metadata: { n: 1 }, text: expect.stringContaining('# A') },
+    ]);
+    expect(await readShard(join(output, 'data-00001-of-00002.jsonl.gz'))).toEqual([
+      { id: 'b', source: 's', format: 'md', metadata: {}, text: expect.stringContaining('# B') },
+    ]);
   });
 });
 

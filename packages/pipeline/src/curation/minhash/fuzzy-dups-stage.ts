@@ -183,7 +183,7 @@ export interface FuzzyDupsManifest {
  * into connected components (only documents that share a bucket take memory), and each source part gets a
  * co-partitioned attribute part under `outputs/source_NNN/` with one row per document (`fuzzy_duplicate`,
  * `dup_cluster_id`, `is_cluster_canonical`). Every task is resumable; `fuzzy_dups.json` is written last.
- * @throws {PipelineError} PIPELINE_CONFIG_INVALID when the inputs' MinHash params differ (naming the input)
+ * @throws {PipelineError} PIPELINE_SCHEMA_MISMATCH when the inputs' MinHash params differ (naming the input)
  */
 export async function computeFuzzyDups(options: ComputeFuzzyDupsOptions): Promise<FuzzyDupsManifest> {
   const manifestUrl = prefixJoin(options.outputDir, FUZZY_DUPS_MANIFEST);

@@ -48,7 +48,7 @@ export function sameMinHashParams(a: MinHashParams, b: MinHashParams): boolean {
 
 /**
  * The common parameters of datasets deduplicated together.
- * @throws {PipelineError} PIPELINE_CONFIG_INVALID naming the first dataset whose params differ from the first one's
+ * @throws {PipelineError} PIPELINE_SCHEMA_MISMATCH naming the first dataset whose params differ from the first one's; PIPELINE_CONFIG_INVALID without datasets
  */
 export function requireSameMinHashParams(inputs: readonly { name: string; params: MinHashParams }[]): MinHashParams {
   const head = inputs[0];
@@ -56,7 +56,7 @@ export function requireSameMinHashParams(inputs: readonly { name: string; params
   for (const other of inputs.slice(1)) {
     if (!sameMinHashParams(head.params, other.params)) {
       throw new PipelineError(
-        'PIPELINE_CONFIG_INVALID',
+        'PIPELINE_SCHEMA_MISMATCH',
         `MinHash params of "${other.name}" (${JSON.stringify(other.params)}) differ from those of "${head.name}" (${JSON.stringify(head.params)}); recompute one of them with the other's params`,
         { details: { dataset: other.name, expected: head.params, actual: other.params } },
       );

@@ -38,7 +38,7 @@ describe('parseMinHashParams()', () => {
     const a = parseMinHashParams();
     const b = parseMinHashParams({ seed: 7 });
     expect(() => requireSameMinHashParams([{ name: 'web', params: a }, { name: 'books', params: b }])).toThrow(
-      expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: expect.objectContaining({ dataset: 'books' }) }),
+      expect.objectContaining({ code: 'PIPELINE_SCHEMA_MISMATCH', details: expect.objectContaining({ dataset: 'books' }) }),
     );
     expect(requireSameMinHashParams([{ name: 'web', params: a }, { name: 'books', params: parseMinHashParams() }])).toEqual(a);
   });

@@ -41,9 +41,15 @@ describe('discoverInputs()', () => {
     await expect(discoverInputs([join(root, 'missing.jsonl')])).rejects.toMatchObject({ code: 'PIPELINE_INPUT_NOT_FOUND' });
   });
 
-  it('refuses zstd and parquet inputs with PIPELINE_UNSUPPORTED_FORMAT', async () => {
-    const root = await tree({ 'a.jsonl.zst': 'z', 'b.parquet': 'p' });
-    await expect(discoverInputs([root])).rejects.toMatchObject({ code: 'PIPELINE_UNSUPPORTED_FORMAT' });
+  it('expands a directory to zstd JSON lines and parquet files too', async () => {
+    const root = await tree({ 'a.jsonl.zst': 'z', 'b.parquet': 'p', 'c.json.zstd': 'z' });
+    const found = await discoverInputs([root]);
+    expect(found.map((f) => f.url.slice(root.length + 1))).toEqual(['a.jsonl.zst', 'b.parquet', 'c.json.zstd']);
+  });
+
+  it('refuses a named file of another format with PIPELINE_UNSUPPORTED_FORMAT', async () => {
+    const root = await tree({ 'a.csv': 'x' });
+    await expect(discoverInputs([join(root, 'a.csv')])).rejects.toMatchObject({ code: 'PIPELINE_UNSUPPORTED_FORMAT', details: { path: join(root, 'a.csv') } });
   });
 });
 

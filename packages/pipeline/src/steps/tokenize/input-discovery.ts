@@ -1,11 +1,10 @@
 import { StoragePath, expandBraces, glob, stat } from '@marin/rigging';
 import type { FileInfo } from '@marin/rigging';
 import { PipelineError } from '../../errors.js';
+import { RECORD_FILE_EXTENSIONS, recordFileFormat } from '../../formats/input-format.js';
 
-/** Document files a directory expands to. */
-export const DOCUMENT_EXTENSIONS = ['jsonl', 'jsonl.gz', 'json.gz'] as const;
-// Marin reads these too; they are refused with a clear error until their readers exist.
-const UNSUPPORTED_EXTENSIONS = ['json.zst', 'json.zstd', 'jsonl.zst', 'jsonl.zstd', 'parquet'] as const;
+/** Document files a directory expands to: JSON lines (plain, gzip, Zstandard) and parquet. */
+export const DOCUMENT_EXTENSIONS = RECORD_FILE_EXTENSIONS;
 
 /** One input file and its size in bytes. */
 export interface InputFile {
@@ -27,7 +26,7 @@ async function expandOne(path: string): Promise<InputFile[]> {
   const isDirLike = path.endsWith('/') || (!/[*?[{]/.test(path) && (await isDirectory(path)));
   if (isDirLike) {
     const root = path.endsWith('/') ? path : `${path}/`;
-    const all = await glob(`${root}**/*.{${[...DOCUMENT_EXTENSIONS, ...UNSUPPORTED_EXTENSIONS].join(',')}}`);
+    const all = await glob(`${root}**/*.{${DOCUMENT_EXTENSIONS.join(',')}}`);
     return sized(all.filter((u) => !isMetadata(u, root)));
   }
   const matches = /[*?[]/.test(path) ? await glob(path) : await existing(path);
@@ -58,11 +57,11 @@ async function sized(urls: string[]): Promise<InputFile[]> {
 
 /**
  * The document files of a split: each path is a file, a glob, or a directory (expanded to
- * `**∕*.{jsonl,jsonl.gz,json.gz}`); braces are expanded; dot-files and `provenance.json` are skipped;
+ * `**∕*.{parquet,jsonl,jsonl.gz,json.gz,jsonl.zst,json.zst,…}`); braces are expanded; dot-files and `provenance.json` are skipped;
  * the result is unique and sorted.
  *
  * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND naming the path that matched nothing
- * @throws {PipelineError} PIPELINE_UNSUPPORTED_FORMAT for zstd or parquet inputs
+ * @throws {PipelineError} PIPELINE_UNSUPPORTED_FORMAT for a named file of another format
  */
 export async function discoverInputs(paths: readonly string[]): Promise<InputFile[]> {
   const byUrl = new Map<string, InputFile>();
@@ -75,12 +74,7 @@ export async function discoverInputs(paths: readonly string[]): Promise<InputFil
       });
     }
     for (const f of found) {
-      const unsupported = UNSUPPORTED_EXTENSIONS.find((ext) => f.url.endsWith(`.${ext}`));
-      if (unsupported !== undefined) {
-        throw new PipelineError('PIPELINE_UNSUPPORTED_FORMAT', `cannot read ${f.url}: .${unsupported} inputs are not supported yet; convert them to .jsonl.gz`, {
-          details: { path: f.url, extension: unsupported },
-        });
-      }
+      recordFileFormat(f.url);
       byUrl.set(f.url, f);
     }
   }

@@ -1,7 +1,7 @@
 import type { JsonValue } from '@marin/fray';
 import { exists, prefixJoin } from '@marin/rigging';
 import { createCacheWriter } from '../../cache/index.js';
-import { readJsonlRecords } from '../../documents/jsonl-records.js';
+import { readFileRecords } from '../../formats/record-reader.js';
 import { PipelineError } from '../../errors.js';
 import { tokenizerLocation } from '../../assets.js';
 import { loadLevanterTokenizer } from '../../tokenizer/levanter-tokenizer.js';
@@ -57,7 +57,8 @@ export async function tokenizePart(args: TokenizePartArgs, signal?: AbortSignal)
   try {
     for (const file of args.files) {
       let kept = 0;
-      for await (const { record, line } of readJsonlRecords(file, signal === undefined ? {} : { signal })) {
+      // parquet: only the text column is decoded; JSON lines are parsed whole
+      for await (const { record, line } of readFileRecords(file, { columns: [args.text_key], ...(signal === undefined ? {} : { signal }) })) {
         if (args.sample_count !== null && kept >= args.sample_count) break;
         const text = record[args.text_key];
         if (typeof text !== 'string') {

@@ -4,7 +4,7 @@ import { currentJobContext } from '@marin/fray';
 import { atomicRename, createWriteStream, exists } from '@marin/rigging';
 import { z } from 'zod';
 import { PipelineError } from '../../errors.js';
-import { readJsonlRecords } from '../../documents/jsonl-records.js';
+import { readFileRecords } from '../../formats/record-reader.js';
 import { asHtmlRecord, toMarkdownRecord } from './document-record.js';
 import { MarkdownConfigSchema, createHtmlToMarkdown } from './html-to-markdown.js';
 import type { HtmlToMarkdown } from './html-to-markdown.js';
@@ -23,7 +23,7 @@ export const TransformShardsArgsSchema = z.strictObject({
 export type TransformShardsArgs = z.input<typeof TransformShardsArgsSchema>;
 
 /**
- * Converts a group of `.jsonl.gz` HTML shards into Markdown shards, one output per input with lines in
+ * Converts a group of HTML record files (JSON lines plain / `.gz` / `.zst`, or parquet) into Markdown shards, one output per input with lines in
  * input order: the worker of the transform step, called in-process or as the `transformShards` export
  * of `@marin/pipeline` by a Fray job. Each shard streams (gunzip, lines, convert, gzip) into a temp
  * sibling that is renamed onto the output, so a shard is either complete or absent; an existing
@@ -66,7 +66,12 @@ async function transformShard(input: string, output: string, convert: HtmlToMark
 
 /** The output lines of one input file, in input order. */
 async function* markdownLines(input: string, convert: HtmlToMarkdown, signal: AbortSignal): AsyncGenerator<string> {
-  for await (const { record, line } of readJsonlRecords(input, { signal })) {
-    yield `${JSON.stringify(toMarkdownRecord(asHtmlRecord(record, { path: input, line }), convert))}\n`;
+  for await (const { record, line } of readFileRecords(input, { signal })) {
+    yield `${JSON.stringify(toMarkdownRecord(asHtmlRecord(record, { path: input, line }), convert), bigintAsNumber)}\n`;
   }
+}
+
+// Parquet INT64 values arrive as bigint, which JSON cannot hold; as in pyarrow's to_pylist → json, they become numbers.
+function bigintAsNumber(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value;
 }

@@ -4,6 +4,7 @@ import type { ResourceOptions } from '@marin/fray';
 import { RiggingError, exists, glob, prefixJoin } from '@marin/rigging';
 import { z } from 'zod';
 import { PipelineError } from '../../errors.js';
+import { RECORD_FILE_EXTENSIONS } from '../../formats/input-format.js';
 import { runParts } from '../../fanout/run-parts.js';
 import type { PartSpec } from '../../fanout/run-parts.js';
 import { MarkdownConfigSchema } from './html-to-markdown.js';
@@ -14,7 +15,7 @@ import { assertWritable } from '../writable-check.js';
 
 /** Config of the HTML → Markdown step (Marin's `HtmlToMdConfig`, snake_case field names). */
 export const HtmlToMdConfigSchema = z.strictObject({
-  /** Directory of Dolma `.jsonl.gz` files with HTML in `text`; searched recursively, dot-files skipped. */
+  /** Directory of Dolma record files (`.jsonl.gz`, `.jsonl`, `.jsonl.zst`, `.parquet`) with HTML in `text`; searched recursively, dot-files skipped. */
   input_path: z.string().min(1),
   /** Where the Markdown shards go (the step's own output path). */
   output_path: z.string().min(1),
@@ -42,13 +43,14 @@ export type HtmlToMdConfig = z.output<typeof HtmlToMdConfigSchema>;
 const WORKER_EXPORT = 'transformShards';
 
 /**
- * The HTML → Markdown step (Marin's `html_to_md`): every `<input_path>/**\/*.jsonl.gz`, sorted, becomes
+ * The HTML → Markdown step (Marin's `html_to_md`): every record file under `<input_path>` (`.jsonl.gz`,
+ * `.jsonl`, `.jsonl.zst`, `.parquet`, …), sorted, becomes
  * `<output_path>/data-{i:05d}-of-{N:05d}.jsonl.gz` with `{ id, source, format: "md", metadata, text }`
  * records in input order. Existing output shards are skipped, so a rerun resumes. Groups of
  * `shards_per_job` shards run in this process (`resources: null`) or as one Fray job each.
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID for a config that fails validation (`details.issues`) or bad `resources`
- * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND when no `.jsonl.gz` file is under `input_path`
+ * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND when no record file is under `input_path`
  * @throws {PipelineError} PIPELINE_OUTPUT_NOT_WRITABLE when `output_path` cannot be written
  * @throws {PipelineError} PIPELINE_INPUT_INVALID for a malformed input file (see {@link transformShards})
  */
@@ -57,7 +59,7 @@ export async function htmlToMd(options: HtmlToMdOptions, ctx?: Pick<StepContext,
   const signal = ctx?.signal ?? new AbortController().signal;
   const inputs = await findInputs(config.input_path);
   if (inputs.length === 0) {
-    throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `no .jsonl.gz files under "${config.input_path}"`, {
+    throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `no record files (.jsonl.gz, .jsonl, .jsonl.zst, .parquet) under "${config.input_path}"`, {
       details: { path: config.input_path },
     });
   }
@@ -115,12 +117,12 @@ function resourcesOf(options: Record<string, unknown>): ResourceConfig {
   }
 }
 
-/** Sorted `.jsonl.gz` files under `dir`, at any depth, without dot-files or files in dot-directories. */
+/** Sorted record files under `dir`, at any depth, without dot-files or files in dot-directories. */
 async function findInputs(dir: string): Promise<string[]> {
   const root = prefixJoin(dir, '');
   let found: string[];
   try {
-    found = await glob(prefixJoin(root, '**/*.jsonl.gz'));
+    found = await glob(prefixJoin(root, `**/*.{${RECORD_FILE_EXTENSIONS.join(',')}}`));
   } catch (err) {
     if (RiggingError.hasCode(err, 'RIGGING_NOT_FOUND')) return [];
     throw err;

@@ -1,0 +1,81 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openParquetFile } from './parquet-file.js';
+import { createParquetPartWriter, writeParquetPart } from './parquet-part-writer.js';
+import { readParquetRecords } from './parquet-records.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'parquet-writer-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function readAll(url: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for await (const r of readParquetRecords(url)) out.push(r);
+  return out;
+}
+
+describe('writeParquetPart()', () => {
+  it('round-trips every value type, nulls included', async () => {
+    const url = join(dir, 'p.parquet');
+    const rows = [
+      { s: 'a', i: 1n, j: 2, f: 0.5, b: true, o: { k: [1, 2] } },
+      { s: null, i: null, j: null, f: null, b: null, o: null },
+    ];
+    await writeParquetPart(url, rows, {
+      columns: [
+        { name: 's', type: 'string' },
+        { name: 'i', type: 'int64' },
+        { name: 'j', type: 'int32' },
+        { name: 'f', type: 'float64' },
+        { name: 'b', type: 'bool' },
+        { name: 'o', type: 'json' },
+      ],
+    });
+    expect(await readAll(url)).toEqual(rows);
+  });
+
+  it('cuts row groups by buffered bytes', async () => {
+    const url = join(dir, 'p.parquet');
+    const rows = Array.from({ length: 10 }, (_, i) => ({ text: String(i).repeat(1000) }));
+    const result = await writeParquetPart(url, rows, { columns: [{ name: 'text', type: 'string' }], rowGroupBytes: 3000 });
+    expect(result).toMatchObject({ rows: 10, rowGroups: 4 });
+    await using f = await openParquetFile(url);
+    expect(f.rowGroups.map((g) => g.numRows)).toEqual([3, 3, 3, 1]);
+    expect(await readAll(url)).toEqual(rows);
+  });
+
+  it('leaves nothing at the URL when a value does not fit its column, naming the column', async () => {
+    const url = join(dir, 'p.parquet');
+    await expect(writeParquetPart(url, [{ n: 1n }, { n: 'x' }], { columns: [{ name: 'n', type: 'int64' }] })).rejects.toMatchObject({
+      code: 'PIPELINE_INPUT_INVALID',
+      details: { path: url, column: 'n' },
+    });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('leaves nothing when the records fail midway or the writer is aborted', async () => {
+    const url = join(dir, 'p.parquet');
+    async function* failing(): AsyncGenerator<Record<string, unknown>> {
+      yield { t: 'a' };
+      throw new Error('source failed');
+    }
+    await expect(writeParquetPart(url, failing(), { columns: [{ name: 't', type: 'string' }], rowGroupRows: 1 })).rejects.toThrow('source failed');
+    const w = await createParquetPartWriter(url, { columns: [{ name: 't', type: 'string' }], rowGroupRows: 1 });
+    await w.write({ t: 'a' });
+    await w.write({ t: 'b' });
+    await w.abort();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('refuses null values in a non-nullable column', async () => {
+    await expect(writeParquetPart(join(dir, 'p.parquet'), [{ id: null }], { columns: [{ name: 'id', type: 'string', nullable: false }] })).rejects.toMatchObject({
+      code: 'PIPELINE_INPUT_INVALID',
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { isPythonReSpace } from '../../tokenizer/whitespace-classes.js';
+import { compactWhitespace, generateId, isBlank } from './normalize-record.js';
+
+describe('generateId()', () => {
+  // xxh3_128 of the UTF-8 bytes, formatted "032x", computed with Python's xxhash 3.x
+  it.each([
+    ['', '99aa06d3014798d86001c324468d497f'],
+    ['a', 'a96faf705af16834e6c632b61e964e1f'],
+    ['hello world', 'df8d09e93f874900a99b8775cc15b6c7'],
+    ['ünïcödé ✓ 🙂', 'cb44d23384f62d3709f8f2787160231a'],
+    ['x'.repeat(1000), '50a1af5a5f2dcf01c0a4877b962cba82'],
+  ])('hashes %j as Python does', (text, id) => {
+    expect(generateId(text)).toBe(id);
+  });
+});
+
+describe('compactWhitespace()', () => {
+  it('cuts runs longer than the cap to their first characters and leaves shorter runs', () => {
+    const run = ' \t'.repeat(100);
+    expect(compactWhitespace(`a${run}b${' '.repeat(128)}c`, 128)).toBe(`a${run.slice(0, 128)}b${' '.repeat(128)}c`);
+  });
+
+  it('returns the same string when nothing is compacted', () => {
+    const text = 'no long runs here';
+    expect(compactWhitespace(text, 4)).toBe(text);
+  });
+
+  it("counts exactly Python's whitespace set", () => {
+    for (let cp = 0; cp < 0x3001; cp++) {
+      const ch = String.fromCodePoint(cp);
+      const compacted = compactWhitespace(`a${ch.repeat(3)}b`, 2) !== `a${ch.repeat(3)}b`;
+      expect(compacted, `U+${cp.toString(16)}`).toBe(isPythonReSpace(cp));
+    }
+    expect(compactWhitespace('\ufeff'.repeat(5), 2)).toBe('\ufeff'.repeat(5));
+  });
+});
+
+describe('isBlank()', () => {
+  it('treats Python whitespace-only text as blank', () => {
+    expect(isBlank('')).toBe(true);
+    expect(isBlank(' \n\t\u3000\x1c')).toBe(true);
+    expect(isBlank(' x ')).toBe(false);
+    expect(isBlank('\ufeff')).toBe(false);
+  });
+});
