@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Executor } from '@marin/executor';
+import { Executor, outputPathOf } from '@marin/executor';
 import { silentLogger } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partFileName } from '../../src/attributes/attribute-dataset.js';
@@ -9,6 +9,7 @@ import { tinyQualityModelPath } from '../../src/curation/curation-assets.js';
 import { generateContaminatedCorpus } from '../../src/curation/synthetic/contaminated-corpus.js';
 import { writeParquetPart } from '../../src/formats/parquet-part-writer.js';
 import { readParquetRecords } from '../../src/formats/parquet-records.js';
+import { defaultConsolidate } from '../../src/steps/consolidate/default-consolidate.js';
 import { defaultDecontaminate, defaultFuzzyDedup, defaultMinhash, defaultQualityScore } from '../../src/steps/curation/curation-steps.js';
 import { curationPython } from '../helpers/curation-python.js';
 
@@ -65,5 +66,31 @@ describe('curation steps on the executor', () => {
     expect(again.get(dups as never)).toBe(out(dups));
     expect((await stat(manifest)).mtimeMs).toBe(before);
     expect(JSON.parse(await readFile(join(out(minhash), 'minhash_params.json'), 'utf8'))).toMatchObject({ params: { num_perms: 286, num_bands: 26, ngram_size: 5, seed: 42 } });
+  }, 180_000);
+
+  it('feeds consolidate: dropping fuzzy duplicates and contaminated documents by their co-partitioned attributes', async () => {
+    const source = join(dir, 'data/outputs/main');
+    const dups = defaultFuzzyDedup('synthetic', [defaultMinhash('synthetic', source)], { numPartitions: 2 });
+    const decon = defaultDecontaminate('synthetic', source, join(dir, 'eval.jsonl'));
+    const kept = defaultConsolidate('synthetic-clean', source, [
+      { type: 'remove_docs', attribute_path: outputPathOf(dups, 'outputs/source_000'), name: 'fuzzy_duplicate' },
+      { type: 'remove_docs', attribute_path: outputPathOf(decon, 'outputs/main'), name: 'contaminated' },
+    ]);
+    const paths = await new Executor({ prefix: join(dir, 'prefix'), logger: silentLogger }).run([kept]);
+    const read = async (url: string): Promise<Record<string, unknown>[]> => {
+      const all: Record<string, unknown>[] = [];
+      for await (const r of readParquetRecords(url)) all.push(r);
+      return all;
+    };
+    const drop = new Set<string>();
+    for (const i of [0, 1]) {
+      for (const r of await read(join(paths.get(dups) ?? '', 'outputs/source_000', partFileName(i, 2)))) if (r['fuzzy_duplicate'] === true) drop.add(r['id'] as string);
+      for (const r of await read(join(paths.get(decon) ?? '', 'outputs/main', partFileName(i, 2)))) if (r['contaminated'] === true) drop.add(r['id'] as string);
+    }
+    expect(drop.has('doc-00000150')).toBe(true);
+    const survivors: string[] = [];
+    for (const i of [0, 1]) for (const r of await read(join(paths.get(kept) ?? '', partFileName(i, 2)))) survivors.push(r['id'] as string);
+    expect(survivors).toHaveLength(200 - drop.size);
+    expect(survivors.some((id) => drop.has(id))).toBe(false);
   }, 180_000);
 });
