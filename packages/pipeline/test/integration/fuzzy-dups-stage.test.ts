@@ -1,6 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { silentLogger } from '@marin/executor';
+import { createLocalClient, withClient } from '@marin/fray';
+import type { Client, JobRequest } from '@marin/fray';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partFileName } from '../../src/attributes/attribute-dataset.js';
 import { fuzzyDedupInMemory } from '../../src/curation/minhash/fuzzy-dedup.js';
@@ -110,4 +113,24 @@ describe('computeMinhashAttrs() + computeFuzzyDups() on storage files', () => {
     });
     await expect(computeFuzzyDups({ inputs: [join(dir, 'web')], outputDir: join(dir, 'bad2') })).rejects.toMatchObject({ code: 'PIPELINE_INPUT_NOT_FOUND' });
   }, 120_000);
+
+  it('runs every task as a Fray job calling the package export, with the same attributes', async () => {
+    await using local = createLocalClient({ logger: silentLogger });
+    const submitted: JobRequest[] = [];
+    const client: Client = { ...local, submit: (request, options) => (submitted.push(request), local.submit(request, options)) };
+    const resources = { cpu: 1, ram: '1g' };
+    await withClient(client, async () => {
+      await computeMinhashAttrs({ source: join(dir, 'books'), outputDir: join(dir, 'fray-minhash'), resources });
+      await computeFuzzyDups({ inputs: [join(dir, 'minhash-web'), join(dir, 'fray-minhash')], outputDir: join(dir, 'fray-dups'), numPartitions: 3, resources });
+    });
+    const names = submitted.map((r) => (r.entrypoint as { exportName?: string }).exportName);
+    expect(new Set(names)).toEqual(new Set(['minhashPartTask', 'fuzzyDupsMapTask', 'fuzzyDupsBucketsTask', 'fuzzyDupsComponentsTask', 'fuzzyDupsAttributesTask']));
+    expect(names.filter((n) => n === 'fuzzyDupsBucketsTask')).toHaveLength(3);
+    for (const [s, parts] of [[0, 3], [1, 2]] as const) {
+      for (let i = 0; i < parts; i++) {
+        const name = partFileName(i, parts);
+        expect(await readRows(join(dir, 'fray-dups/outputs', `source_00${s}`, name))).toEqual(await readRows(join(dir, 'dups/outputs', `source_00${s}`, name)));
+      }
+    }
+  }, 180_000);
 });
