@@ -71,6 +71,14 @@ describe('computeDecon()', () => {
     expect(await computeDecon({ source: join(dir, 'src'), evalPaths: [join(dir, 'missing')], outputDir: out })).toEqual(manifest);
   }, 120_000);
 
+  it('reads the eval text from its own field (a shipped benchmark question is `query`)', async () => {
+    const evalRows = [{ query: 'Which river flows past the old mill town today', gold: 1 }];
+    await writeFile(join(dir, 'mc.jsonl'), evalRows.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    await writeParquetPart(join(dir, 'qsrc-decon', partFileName(0, 1)), [{ id: 'a', text: 'Intro.\n\nWhich river flows past the old mill town today' }, { id: 'b', text: 'Nothing here at all to see' }], { columns: COLUMNS });
+    const m = await computeDecon({ source: join(dir, 'qsrc-decon'), evalPaths: [join(dir, 'mc.jsonl')], outputDir: join(dir, 'decon-query'), evalTextField: 'query' });
+    expect(m.counters).toEqual({ contaminated: 1, clean: 1 });
+  }, 60_000);
+
   it('uses a Bloom filter past exactSetMaxHashes and still flags the same documents', async () => {
     const out = join(dir, 'decon-bloom');
     const manifest = await computeDecon({ source: join(dir, 'src'), evalPaths: [join(dir, 'eval.jsonl')], outputDir: out, exactSetMaxHashes: 10 });

@@ -125,6 +125,8 @@ export interface ComputeDeconOptions {
   ngram?: NGramConfigInput;
   /** @default "text" */
   textField?: string;
+  /** The eval records' text field (a benchmark's question is often `query` or `question`). @default `textField` */
+  evalTextField?: string;
   /** @default 4000000 */
   exactSetMaxHashes?: number;
   /** @default 1e-9 */
@@ -161,7 +163,7 @@ export async function computeDecon(options: ComputeDeconOptions): Promise<DeconM
     evalPaths: options.evalPaths,
     outputDir: options.outputDir,
     ngram,
-    ...(options.textField ? { textField: options.textField } : {}),
+    textField: options.evalTextField ?? options.textField ?? 'text',
     ...(options.exactSetMaxHashes !== undefined ? { exactSetMaxHashes: options.exactSetMaxHashes } : {}),
     ...(options.falsePositiveRate !== undefined ? { falsePositiveRate: options.falsePositiveRate } : {}),
   });

@@ -145,6 +145,7 @@ export interface DecontaminateStepConfig {
   output_path: OutputName;
   ngram: VersionedValue<NGramConfig>;
   text_field: VersionedValue<string>;
+  eval_text_field: VersionedValue<string>;
   exact_set_max_hashes: number;
   false_positive_rate: VersionedValue<number>;
   max_parallelism: number;
@@ -153,13 +154,14 @@ export interface DecontaminateStepConfig {
 
 /** The decontamination step's function: `computeDecon` on the resolved config. */
 export async function decontaminateStep(config: Record<string, unknown>, ctx?: Pick<StepContext, 'signal'>): Promise<void> {
-  const c = config as { input_path: string; eval_paths: string[]; output_path: string; ngram: NGramConfig; text_field: string; exact_set_max_hashes: number; false_positive_rate: number; max_parallelism: number; resources: ResourceOptions | null };
+  const c = config as { input_path: string; eval_paths: string[]; output_path: string; ngram: NGramConfig; text_field: string; eval_text_field: string; exact_set_max_hashes: number; false_positive_rate: number; max_parallelism: number; resources: ResourceOptions | null };
   await computeDecon({
     source: c.input_path,
     evalPaths: c.eval_paths,
     outputDir: c.output_path,
     ngram: c.ngram,
     textField: c.text_field,
+    evalTextField: c.eval_text_field,
     exactSetMaxHashes: c.exact_set_max_hashes,
     falsePositiveRate: c.false_positive_rate,
     maxParallelism: c.max_parallelism,
@@ -176,7 +178,7 @@ export function defaultDecontaminate(
   name: string,
   input: CurationSource,
   evals: CurationSource | CurationSource[],
-  options: CurationRunOptions & { ngram?: NGramConfigInput; textField?: string; exactSetMaxHashes?: number; falsePositiveRate?: number } = {},
+  options: CurationRunOptions & { ngram?: NGramConfigInput; textField?: string; evalTextField?: string; exactSetMaxHashes?: number; falsePositiveRate?: number } = {},
 ): ExecutorStep<DecontaminateStepConfig> {
   return new ExecutorStep<DecontaminateStepConfig>({
     name: `attributes/decon/${name}`,
@@ -187,6 +189,7 @@ export function defaultDecontaminate(
       output_path: THIS_OUTPUT_PATH,
       ngram: versioned(NGramConfigSchema.parse(options.ngram ?? {})),
       text_field: versioned(options.textField ?? 'text'),
+      eval_text_field: versioned(options.evalTextField ?? options.textField ?? 'text'),
       exact_set_max_hashes: options.exactSetMaxHashes ?? 4_000_000,
       false_positive_rate: versioned(options.falsePositiveRate ?? 1e-9),
       max_parallelism: options.maxParallelism ?? 4,
