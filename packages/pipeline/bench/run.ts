@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
-const BENCHES = ['download.ts', 'transform.ts', 'parquet-read.ts', 'normalize.ts', 'cache-write.ts', 'tokenize-throughput.ts', 'tokenize-step.ts', 'levanter-launch.ts'];
+const BENCHES = ['download.ts', 'transform.ts', 'parquet-read.ts', 'normalize.ts', 'cache-write.ts', 'tokenize-throughput.ts', 'tokenize-step.ts', 'levanter-launch.ts', 'curation.ts'];
 
 console.log(`@marin/pipeline benchmarks on ${cpus().length} cores, Node ${process.version}`);
 let failed = 0;
