@@ -165,6 +165,8 @@ export class EnvironmentCache {
     }
     const onAbort = (): void => void proc.stop(this.#termTimeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // An abort while the command was still starting fired before the listener existed.
+    if (isAborted(options.signal)) onAbort();
     try {
       const status = await proc.exited;
       if (isAborted(options.signal)) return { ok: false, aborted: true, exitCode: status.exitCode, message: 'stopped during setup' };

@@ -124,6 +124,26 @@ describe('EnvironmentCache', () => {
     expect(lines.some((l) => l.startsWith('[iris] waiting for environment '))).toBe(true);
   });
 
+  it('stops a setup command aborted while it was still starting', async () => {
+    const cache = new EnvironmentCache({ cacheDir: join(dir, 'cache'), termTimeoutMs: 200 });
+    const tree = join(dir, 'plain');
+    await write(tree, 'f.txt', 'x');
+    const abort = new AbortController();
+    const running = cache.prepareWorkdir({
+      bundleId: 'd'.repeat(64),
+      bundleTree: tree,
+      setupCommands: [['node', '-e', 'setInterval(() => {}, 1000)']],
+      workdir: join(dir, 'w1'),
+      env: { PATH: process.env['PATH'] ?? '' },
+      // The abort lands before the command's process exists (as a slow start under load lets it).
+      onLine: (line) => {
+        if (line.startsWith('$ ')) abort.abort();
+      },
+      signal: abort.signal,
+    });
+    expect(await running).toMatchObject({ ok: false, aborted: true });
+  }, 30_000);
+
   it('stops a running setup command when aborted', async () => {
     const cache = new EnvironmentCache({ cacheDir: join(dir, 'cache'), termTimeoutMs: 200 });
     const tree = join(dir, 'plain');
