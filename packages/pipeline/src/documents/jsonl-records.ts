@@ -3,8 +3,8 @@ import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createReadStream } from '@marin/rigging';
-import { DecompressStream } from 'zstd-napi';
 import { PipelineError } from '../errors.js';
+import { requireZstd } from '../formats/zstd-binding.js';
 
 /** One parsed JSON-lines record and where it came from. */
 export interface JsonlRecord {
@@ -45,7 +45,7 @@ export async function* readJsonlRecords(url: string, options: { signal?: AbortSi
     raw.on('error', (e) => gunzip.destroy(e));
     source = raw.pipe(gunzip);
   } else if (isZstd(url)) {
-    const unzstd = new DecompressStream();
+    const unzstd = new (requireZstd(`reading ${url}`).DecompressStream)();
     raw.on('error', (e) => unzstd.destroy(e));
     source = raw.pipe(unzstd);
   }

@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { createWriteStream } from '@marin/rigging';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
-import { compress } from 'zstd-napi';
 import { PipelineError } from '../errors.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import type { ParquetColumnSpec } from './parquet-schema.js';
+import { requireZstd } from './zstd-binding.js';
 
 /** Options of {@link createParquetPartWriter}. */
 export interface ParquetPartWriterOptions {
@@ -72,6 +72,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   const rowGroupBytes = options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
   const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
   const level = options.zstdLevel ?? 1;
+  const zstd = options.codec === 'uncompressed' ? null : requireZstd('writing zstd parquet');
   // Every rigging filesystem's write stream is atomic: the object appears at `url` only when the stream
   // finishes, and a destroyed stream leaves nothing behind.
   const stream: Writable = await createWriteStream(url);
@@ -85,7 +86,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
     schema: schema as ConstructorParameters<typeof ParquetWriter>[0]['schema'],
     codec: options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD',
-    compressors: { ZSTD: (input: Uint8Array) => compress(input, { compressionLevel: level }) },
+    compressors: zstd === null ? {} : { ZSTD: (input: Uint8Array) => zstd.compress(input, { compressionLevel: level }) },
     statistics: false,
     createdBy: 'marin pipeline (hyparquet-writer)',
     ...(options.metadata === undefined ? {} : { kvMetadata: Object.entries(options.metadata).map(([key, value]) => ({ key, value })) }),

@@ -2,7 +2,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { isUtf8 } from 'node:buffer';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compressors as jsCompressors } from 'hyparquet-compressors';
-import { decompress as zstdDecompress } from 'zstd-napi';
+import { optionalZstd } from './zstd-binding.js';
 import { PipelineError } from '../errors.js';
 import { openParquetFile } from './parquet-file.js';
 import type { ParquetFile } from './parquet-file.js';
@@ -82,11 +82,13 @@ export async function* readParquetRecords(
   }
 }
 
-// Native codecs where Node or a dependency has them (zstd through zstd-napi, gzip and brotli through
-// zlib): several times faster than the pure-JS ones; snappy and lz4 stay on hyparquet-compressors.
+// Native codecs where Node or a dependency has them (zstd through zstd-napi when that optional peer is
+// installed, gzip and brotli through zlib): several times faster than the pure-JS ones; snappy and lz4
+// stay on hyparquet-compressors, and so does zstd without the peer.
+const nativeZstd = optionalZstd();
 const compressors = {
   ...jsCompressors,
-  ZSTD: (input: Uint8Array): Uint8Array => zstdDecompress(input),
+  ...(nativeZstd === null ? {} : { ZSTD: (input: Uint8Array): Uint8Array => nativeZstd.decompress(input) }),
   GZIP: (input: Uint8Array): Uint8Array => gunzipSync(input),
   BROTLI: (input: Uint8Array): Uint8Array => brotliDecompressSync(input),
 };
