@@ -1,37 +1,16 @@
+import { fmix32 as fmix, hashString32 as pass } from '../minhash/shingles.js';
 import { splitTokens } from './ngram-features.js';
 
 /**
  * The 64-bit hash of a decontamination feature (an n-gram or a short paragraph: tokens joined by single spaces),
  * as two unsigned 32-bit halves. Each token is hashed once (two MurmurHash3 passes over its UTF-16 code units,
- * different seeds) and a feature's hash mixes its token hashes in order with its length, so the n-grams of a
+ * different seeds, the same MurmurHash3 routine MinHash shingles use) and a feature's hash mixes its token hashes in order with its length, so the n-grams of a
  * paragraph are hashed without building their strings. Marin hashes the feature string with an 8-byte BLAKE2b; in
  * Node a BLAKE2b call costs microseconds (WASM), and the filter and its sidecar only ever meet our own hashes.
  */
 export interface FeatureHash {
   hi: number;
   lo: number;
-}
-
-function pass(s: string, seed: number): number {
-  let h = seed | 0;
-  for (let i = 0; i < s.length; i++) {
-    let k = Math.imul(s.charCodeAt(i), 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    h ^= Math.imul(k, 0x1b873593);
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  return fmix(h ^ s.length);
-}
-
-function fmix(x: number): number {
-  let h = x;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
 }
 
 /** Per-token hash halves of a token list, for {@link combineTokenHashes}. */
