@@ -1,5 +1,4 @@
 import { leaseTimings, mapLimit, RiggingError } from '@marin/rigging';
-import { z } from 'zod';
 import type { LeaseTimings } from '@marin/rigging';
 import { ExecutorStep } from './dag/executor-step.js';
 import { InputName } from './dag/input-name.js';
@@ -12,8 +11,8 @@ import type { StepPlan } from './plan/explain.js';
 import { createProgressReporter } from './progress/progress-reporter.js';
 import type { ProgressReporter, ProgressStream } from './progress/progress-reporter.js';
 import type { OutputLevel } from './progress/progress-mode.js';
-import { runReason, summarizeChanges, unversionedChanges } from './run/run-reason.js';
-import { patternText } from './run/run-only.js';
+import { runReason } from './run/run-reason.js';
+import { unmatchedPatternsError } from './run/run-only.js';
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
 import { assertStorablePath } from './resolution/pseudo-filesystem.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
@@ -21,7 +20,7 @@ import { buildStepInfo, experimentInfoPath } from './run/info-files.js';
 import { writeOwnInfo, writeRunInfos } from './run/info-writer.js';
 import type { InfoWriterContext } from './run/info-writer.js';
 import { parseRunOptions } from './run/run-options.js';
-import type { RunConfig, RunOptions } from './run/run-options.js';
+import type { RunOptions } from './run/run-options.js';
 import { describeFailure } from './run/run-report.js';
 import type { FailureReport, RunReport, StepOutcome, StepReport } from './run/run-report.js';
 import { scheduleDag } from './run/scheduler.js';
@@ -34,60 +33,15 @@ import { readStatus } from './status/status-store.js';
 import { isFailedStatus, STATUS_SUCCESS } from './status/status.js';
 import type { StepStatus } from './status/status.js';
 import { verifyOnHit } from './status/verify-on-hit.js';
-import { closestMatches } from './internal/suggest.js';
 import { VersionGraph } from './versioning/version-graph.js';
-
-/** Constructor options of {@link Executor}. */
-export interface ExecutorOptions {
-  /** Root URL or local path of all outputs; a relative local path is made absolute. */
-  prefix: string;
-  /** Where the experiment JSON goes. @default `<prefix>/experiments` */
-  executorInfoBasePath?: string | null;
-  /** Free text about the experiment (not written, as in Marin). @default null */
-  description?: string | null;
-  /** Where log lines go. @default lines on stderr (through the progress display during a run) */
-  logger?: ExecutorLogger;
-  /**
-   * Executes step bodies inside the lease: plain steps inline, remote steps (a `RemoteCallable` fn or
-   * `resources`) as Fray jobs through `currentClient()`.
-   * @default new DispatchStepRunner()
-   */
-  runner?: StepRunner;
-  /** Where the progress display (and default log lines during a run) is written. @default process.stderr */
-  progressStream?: ProgressStream;
-}
-
-const ExecutorOptionsSchema = z.object({
-  prefix: z.string().trim().min(1),
-  executorInfoBasePath: z.string().trim().min(1).nullish(),
-  description: z.string().nullish(),
-  logger: z.custom<ExecutorLogger>((v) => typeof v === 'object' && v !== null && typeof (v as ExecutorLogger).info === 'function' && typeof (v as ExecutorLogger).warn === 'function').optional(),
-  progressStream: z.custom<ProgressStream>((v) => typeof v === 'object' && v !== null && typeof (v as ProgressStream).write === 'function').optional(),
-  runner: z.custom<StepRunner>((v) => typeof v === 'object' && v !== null && typeof (v as StepRunner).run === 'function' && typeof (v as StepRunner).check === 'function').optional(),
-});
-
-/** One entry of `run()`'s step list: a step, a reference to one, or `null` (skipped). */
-export type StepEntry = ExecutorStep | InputName | null | undefined;
+import { parseExecutorOptions } from './executor-options.js';
+import type { ExecutorOptions, StepEntry } from './executor-options.js';
+import { jobFailureOf } from './run/job-failure.js';
+import type { PreparedRun } from './run/prepared-run.js';
+import { checkSucceeded } from './run/succeeded-outputs.js';
 
 /** Concurrency of status and info reads before scheduling. */
 const IO_CONCURRENCY = 32;
-
-interface PreparedRun {
-  config: RunConfig;
-  timings: LeaseTimings;
-  stepsToRun: ExecutorStep[];
-  /** Steps not needed because what they feed is already built, each with the built step it feeds. */
-  pruned: Map<ExecutorStep, ExecutorStep>;
-  statuses: Map<ExecutorStep, StepStatus | null>;
-  /** `.executor_info` text read during verify-on-hit, to skip identical rewrites. */
-  infoTexts: Map<ExecutorStep, string | null>;
-  /** SUCCESS outputs whose stored version differs (override paths): their info is never overwritten. */
-  keepInfo: Set<ExecutorStep>;
-  /** Steps matched by `forceRun`: run again whatever their status. */
-  forced: Set<ExecutorStep>;
-  /** SUCCESS outputs whose recorded config differs from this run's (unversioned values): the changed fields. */
-  unversioned: Map<ExecutorStep, string>;
-}
 
 /**
  * Runs a DAG of `ExecutorStep`s: versions every step, skips outputs that already succeeded, and
@@ -123,15 +77,7 @@ export class Executor {
    * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT for an empty prefix or a malformed option.
    */
   constructor(options: ExecutorOptions) {
-    const parsed = ExecutorOptionsSchema.safeParse(options ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue?.path.join('.') || 'options';
-      throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `invalid executor option ${field}: ${issue?.message ?? 'malformed'}`, {
-        cause: parsed.error,
-        details: { field, issues: parsed.error.issues },
-      });
-    }
+    parseExecutorOptions(options);
     this.runner = options.runner ?? new DispatchStepRunner();
     this.progressStream = options.progressStream ?? process.stderr;
     this.prefix = absolutePrefix(options.prefix);
@@ -290,18 +236,17 @@ export class Executor {
       this.graph.computeVersion(step, false);
     }
     const all = this.graph.steps;
-    const statuses = new Map<ExecutorStep, StepStatus | null>();
-    const read = await mapLimit(all, IO_CONCURRENCY, (s) => readStatus(this.graph.outputPaths.get(s)!));
-    all.forEach((s, i) => statuses.set(s, read[i]!));
     // A SUCCESS output `marin gc --delete` has marked may be gone by launch: select it (and so its
     // inputs) as if it had not succeeded; launch reclaims it (src/gc/DESIGN.md).
-    const marked = new Set<ExecutorStep>();
-    await mapLimit(all, IO_CONCURRENCY, async (s) => {
-      if (statuses.get(s) === STATUS_SUCCESS && (await readGcTombstone(this.graph.outputPaths.get(s)!)) !== null) marked.add(s);
+    const read = await mapLimit(all, IO_CONCURRENCY, async (s) => {
+      const status = await readStatus(this.graph.outputPaths.get(s)!);
+      return { status, marked: status === STATUS_SUCCESS && (await readGcTombstone(this.graph.outputPaths.get(s)!)) !== null };
     });
+    const statuses = new Map<ExecutorStep, StepStatus | null>(all.map((s, i) => [s, read[i]!.status]));
+    const marked = new Set(all.filter((_, i) => read[i]!.marked));
     const forced = new Set(forceRun === null ? [] : all.filter((s) => forceRun.some((re) => re.test(s.name))));
     if (forceRun !== null && forced.size === 0) {
-      throw unmatchedPatternError('--force-run', forceRun, all.map((s) => s.name));
+      throw unmatchedPatternsError('--force-run', forceRun, all.map((s) => s.name));
     }
 
     const { selected: stepsToRun, pruned } = planSelection({
@@ -319,18 +264,13 @@ export class Executor {
     // Python executor sharing the prefix) is reused without a backend.
     for (const s of stepsToRun) if (statuses.get(s) !== STATUS_SUCCESS || forced.has(s)) this.runner.check(s, this.graph.label(s));
 
-    const infoTexts = new Map<ExecutorStep, string | null>();
-    const keepInfo = new Set<ExecutorStep>();
-    const unversioned = new Map<ExecutorStep, string>();
     const succeeded = all.filter((s) => statuses.get(s) === STATUS_SUCCESS);
-    await mapLimit(succeeded, IO_CONCURRENCY, async (s) => {
-      const result = await verifyOnHit(this.verifyTarget(s), this.logger);
-      infoTexts.set(s, result.infoText);
-      if (!result.matches && result.infoText !== null) keepInfo.add(s);
-      if (result.matches && !forced.has(s)) {
-        const changes = unversionedChanges(result.infoText, this.graph.infoConfigs.get(s));
-        if (changes.length > 0) unversioned.set(s, summarizeChanges(changes));
-      }
+    const { infoTexts, keepInfo, unversioned } = await checkSucceeded(succeeded, {
+      concurrency: IO_CONCURRENCY,
+      target: (s) => this.verifyTarget(s),
+      config: (s) => this.graph.infoConfigs.get(s),
+      forced,
+      logger: this.logger,
     });
     return { config, timings, stepsToRun, pruned, statuses, infoTexts, keepInfo, forced, unversioned };
   }
@@ -556,26 +496,4 @@ export class Executor {
   private reclaim(step: ExecutorStep, timings: LeaseTimings): Promise<'reuse' | 'gone'> {
     return reclaimFromGc({ outputPath: this.graph.outputPaths.get(step)!, label: this.graph.label(step), timings, logger: this.logger });
   }
-}
-
-/**
- * A failed Fray job already carries the step error (`Step failed: <label>;
- * status=<status>`); the lease loop's generic `Step failed: <label>` around it is dropped.
- */
-function jobFailureOf(e: unknown, label: string): ExecutorError | null {
-  if (!ExecutorError.hasCode(e, 'EXECUTOR_STEP_FAILED')) return null;
-  const inner = e.cause;
-  if (!ExecutorError.hasCode(inner, 'EXECUTOR_STEP_FAILED')) return null;
-  return inner.details['step'] === label && typeof inner.details['jobId'] === 'string' ? inner : null;
-}
-
-/** A `--force-run` pattern that matches no step: the patterns as typed, with close step names. */
-function unmatchedPatternError(flag: string, patterns: readonly RegExp[], names: readonly string[]): ExecutorError {
-  const texts = patterns.map(patternText);
-  const hint = [...new Set(texts.flatMap((t) => closestMatches(t.replace(/^\^|\$$/g, ''), names)))];
-  return new ExecutorError(
-    'EXECUTOR_INVALID_ARGUMENT',
-    `${flag} ${texts.map((t) => JSON.stringify(t)).join(', ')} matched no step` + (hint.length > 0 ? `; did you mean ${hint.join(', ')}?` : ''),
-    { details: { unmatched: texts, suggestions: hint, usage: true } },
-  );
 }

@@ -60,7 +60,7 @@ export {
 } from './resolution/index.js';
 export type { ComputeOutputPathOptions, InstantiateConfigOptions } from './resolution/index.js';
 export { Executor } from './executor.js';
-export type { ExecutorOptions, StepEntry } from './executor.js';
+export type { ExecutorOptions, StepEntry } from './executor-options.js';
 export type { RunOptions } from './run/run-options.js';
 export { planSelection } from './run/step-selection.js';
 export type { Selection, SelectionInput } from './run/step-selection.js';

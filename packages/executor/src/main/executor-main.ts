@@ -8,7 +8,7 @@ import { marinPrefix } from '@marin/rigging';
 import type { ExecutorStep } from '../dag/executor-step.js';
 import { ExecutorError } from '../errors.js';
 import { Executor } from '../executor.js';
-import type { StepEntry } from '../executor.js';
+import type { StepEntry } from '../executor-options.js';
 import type { ExecutorLogger } from '../logger.js';
 import { DispatchStepRunner } from '../run/dispatch-step-runner.js';
 import { FrayStepRunner } from '../run/fray-step-runner.js';

@@ -2,8 +2,7 @@ import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
-import { closestMatches } from '../internal/suggest.js';
-import { patternText } from './run-only.js';
+import { unmatchedPatternsError } from './run-only.js';
 
 /** What step selection needs to know about the graph. */
 export interface SelectionInput<TStep> {
@@ -115,23 +114,7 @@ function selectRunOnly<TStep>(input: SelectionInput<TStep>, runOnly: readonly Re
     visit(step, true);
   }
   const unmatched = runOnly.filter((re) => !matched.has(re));
-  if (unmatched.length > 0) {
-    const names = steps.map((s) => input.name(s));
-    const typed = unmatched.map(patternText);
-    const suggestions = Object.fromEntries(typed.map((t) => [t, closestMatches(t.replace(/^\^|\$$/g, ''), names)]));
-    const hint = [...new Set(Object.values(suggestions).flat())];
-    // With nothing close, name a few steps so the line still says what exists.
-    const known = [...new Set(names)];
-    const tail =
-      hint.length > 0
-        ? `; did you mean ${hint.join(', ')}?`
-        : `; steps: ${known.slice(0, 5).join(', ')}${known.length > 5 ? `, … (${known.length} in all)` : ''}`;
-    throw new ExecutorError(
-      'EXECUTOR_INVALID_ARGUMENT',
-      `--run-only ${typed.map((t) => JSON.stringify(t)).join(', ')} matched no step${tail}`,
-      { details: { unmatched: typed, suggestions, usage: true } },
-    );
-  }
+  if (unmatched.length > 0) throw unmatchedPatternsError('--run-only', unmatched, steps.map((s) => input.name(s)));
   const chosen = new Set(selected);
   const pruned = new Map<TStep, TStep>();
   for (const b of built) {
