@@ -130,7 +130,9 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     if (flags.region.length > 0) await warnUnknownRegions(client, flags.region, out);
     const jobId = await client.launchJob(spec, { bundle });
     out.stdout(`${jobId}\n`);
-    if (cluster?.dashboardUrl) io.stderr(`iris: dashboard ${cluster.dashboardUrl}#/job?id=${encodeURIComponent(jobId)}\n`);
+    // The embedded cluster stops with this command, and its dashboard with it: say so, so the link is not
+    // mistaken for one that still answers after the job ends.
+    if (cluster?.dashboardUrl) io.stderr(`iris: dashboard ${cluster.dashboardUrl}#/job?id=${encodeURIComponent(jobId)} (live until this command exits)\n`);
     let code = 0;
     if (flags.wait) code = await followToEnd(client, jobId, out, signal, { terminateOnExit: flags.terminateOnExit, failFastUnschedulable: cluster !== undefined || resolved?.source === 'local' });
     if (flags.json) io.stdout(`${JSON.stringify(runResult(await client.getJob(jobId, { includeTasks: true })))}\n`);

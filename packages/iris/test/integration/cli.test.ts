@@ -24,6 +24,15 @@ describe('iris job run with no controller (embedded cluster)', () => {
     expect(r.stdout).toMatch(/SUCCEEDED/);
   });
 
+  it('says the embedded dashboard link lives only as long as the command', async () => {
+    const r = await runIris(['job', 'run', '--', 'node', '-e', '0'], { env: freshHome() });
+    expect(r.code).toBe(0);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('iris: dashboard '));
+    expect(line).toMatch(/^iris: dashboard http:\/\/127\.0\.0\.1:\d+\/#\/job\?id=\S+ \(live until this command exits\)$/);
+    const url = line!.split(' ')[2]!;
+    await expect(fetch(url)).rejects.toThrow();
+  });
+
   it('exits 1 when the command exits 3', async () => {
     const r = await runIris(['job', 'run', '--', 'node', '-e', 'process.exit(3)'], { env: freshHome() });
     expect(r.code).toBe(1);
