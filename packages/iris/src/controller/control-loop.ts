@@ -25,6 +25,8 @@ export interface ControlLoopConfig {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+/** The longest wait between ticks of an idle controller (no pending task, nothing to run or stop, nothing changed). */
+export const IDLE_TICK_CEILING_MS = 1000;
 
 /**
  * The single-writer control tick: one scheduling transaction over a consistent snapshot,
@@ -38,6 +40,9 @@ export class ControlLoop {
   private wakeRequested = false;
   private closed = false;
   private lastPruneMs = 0;
+  /** Consecutive idle ticks: each doubles the wait before the next one, up to {@link IDLE_TICK_CEILING_MS}. */
+  private idleTicks = 0;
+  private tickCount = 0;
   /** Per worker, `worker_time_ms` of its latest accepted Reconcile response (echoed back, see `reconcile`). */
   private readonly acceptedWorkerTimeMs = new Map<string, number>();
 
@@ -51,9 +56,15 @@ export class ControlLoop {
     this.schedule(0);
   }
 
+  /** Ticks run since start. */
+  get ticks(): number {
+    return this.tickCount;
+  }
+
   /** Asks for a tick as soon as the current one ends (after LaunchJob, TerminateJob, Register…). */
   wake(): void {
     if (this.closed) return;
+    this.idleTicks = 0;
     if (this.running) {
       this.wakeRequested = true;
       return;
@@ -78,14 +89,25 @@ export class ControlLoop {
       if (this.closed) return;
       const again = this.wakeRequested;
       this.wakeRequested = false;
-      this.schedule(again ? 0 : this.config.reconcileIntervalMs);
+      this.schedule(again ? 0 : this.nextDelayMs());
     });
     return this.running;
   }
 
+  /**
+   * The interval while there is work; while idle it doubles per idle tick up to the ceiling, so an idle
+   * cluster costs next to nothing. Anything that creates work wakes the loop (`wake`), which resets it.
+   */
+  private nextDelayMs(): number {
+    const base = this.config.reconcileIntervalMs;
+    if (this.idleTicks === 0) return base;
+    return Math.min(Math.max(base, IDLE_TICK_CEILING_MS), base * 2 ** Math.min(this.idleTicks, 20));
+  }
+
   private async runTick(): Promise<void> {
+    this.tickCount++;
     try {
-      this.state.schedulingPass();
+      const scheduled = this.state.schedulingPass();
       const plans = this.state.planReconcile();
       const results = await Promise.all(plans.map((p) => this.reconcile(p)));
       let changed = false;
@@ -97,6 +119,8 @@ export class ControlLoop {
       const planned = new Set(plans.map((p) => p.workerId));
       for (const id of this.acceptedWorkerTimeMs.keys()) if (!planned.has(id)) this.acceptedWorkerTimeMs.delete(id);
       if (changed) this.wakeRequested = true;
+      const idle = !changed && scheduled.pendingJobs.length === 0 && plans.every((p) => p.desired.length === 0);
+      this.idleTicks = idle ? this.idleTicks + 1 : 0;
       const now = this.state.now();
       if (now - this.lastPruneMs >= PRUNE_EVERY_MS) {
         this.lastPruneMs = now;

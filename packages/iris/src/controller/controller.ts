@@ -137,6 +137,8 @@ export interface ControllerHandle extends AsyncDisposable {
   readonly state: ControllerState;
   /** Runs one control tick now and waits for it. */
   tick(): Promise<void>;
+  /** Control ticks run since start (an idle controller backs off to one a second). */
+  tickCount(): number;
   /**
    * Writes a checkpoint to `remoteStateDir` now.
    * @throws {IrisError} IRIS_FAILED_PRECONDITION without a `remoteStateDir`; IRIS_UNAVAILABLE when the upload fails.
@@ -333,6 +335,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     bootstrapKeyFile,
     state,
     tick: () => loop.tick(),
+    tickCount: () => loop.ticks,
     checkpoint,
     autoscalerStatus: () => attachment?.status(),
     close,
