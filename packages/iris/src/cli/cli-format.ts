@@ -31,7 +31,7 @@ export function formatDuration(startMs: number, endMs: number): string {
 /** One `job list` row: JOB ID, STATE, TASKS, RESOURCES, SUBMITTED, REASON. */
 export function jobListRow(j: JobInfo): string[] {
   const res = `${j.resources.cpu}cpu ${formatBytes(j.resources.memoryBytes)}${j.resources.device === 'cpu' ? '' : ` ${j.resources.device}`}`;
-  return [j.jobId, j.state, `${j.completedCount}/${j.taskCount}`, res, new Date(j.submittedAtMs).toISOString(), j.pendingReason || j.error];
+  return [j.jobId, j.state, `${j.completedCount}/${j.taskCount}`, res, new Date(j.submittedAtMs).toISOString(), j.pendingReason || (j.waitingFor && `waiting for ${j.waitingFor}`) || j.error];
 }
 
 /** The human `job summary`: per task state, attempts, exit, duration, peak memory, worker, error. */
@@ -40,6 +40,7 @@ export function formatJobSummary(j: JobInfo): string {
     `job ${j.jobId}: ${j.state}${j.exitCode ? ` (exit code ${j.exitCode})` : ''}`,
     ...(j.error ? [`error: ${j.error}`] : []),
     ...(j.pendingReason ? [`pending: ${j.pendingReason}`] : []),
+    ...(j.waitingFor ? [`waiting for ${j.waitingFor}`] : []),
   ];
   const rows = j.tasks.map((t) => [
     String(t.taskIndex),

@@ -85,6 +85,8 @@ export interface JobInfo {
   /** False when no current worker could host the job even if idle. */
   readonly canBeScheduled: boolean;
   readonly hasChildren: boolean;
+  /** A running job whose child job has not started: `child job <id> (pending: <reason>)`; empty otherwise. */
+  readonly waitingFor: string;
   readonly parentJobId: string | null;
   /** Requested resources per task, in domain units. */
   readonly resources: { readonly cpu: number; readonly memoryBytes: number; readonly device: string };

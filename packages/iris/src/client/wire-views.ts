@@ -85,6 +85,7 @@ export function jobInfoFromProto(j: JobStatus): JobInfo {
     pendingReason: j.pendingReason,
     canBeScheduled: j.canBeScheduled,
     hasChildren: j.hasChildren,
+    waitingFor: j.waitingFor,
     parentJobId: j.parentJobId === '' ? null : j.parentJobId,
     resources: { cpu: (j.resources?.cpuMillicores ?? 0) / 1000, memoryBytes: j.resources?.memoryBytes ?? 0, device },
     submitArgv: j.submitArgv,

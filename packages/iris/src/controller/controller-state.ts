@@ -206,7 +206,7 @@ export class ControllerState {
   getJobStatus(jobId: string, includeTasks: boolean): JobStatus {
     const job = this.store.job(jobId);
     if (!job) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
-    return jobStatusOf(this.store, job, includeTasks, this.pending.get(jobId), budgetView(this.store));
+    return jobStatusOf(this.store, job, includeTasks, this.pending, budgetView(this.store));
   }
 
   /** States of several jobs; unknown ids are left out. */

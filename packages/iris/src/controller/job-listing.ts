@@ -80,7 +80,7 @@ export function listJobs(store: ControllerStore, pending: ReadonlyMap<string, Pe
   const { n } = store.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${filter}`).get(...args) as { n: number };
   const page = store.db.prepare(`SELECT * FROM jobs ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, limit, q.offset) as JobRow[];
   return {
-    jobs: page.map((j) => jobStatusOf(store, j, false, pending.get(j.job_id), budgets)),
+    jobs: page.map((j) => jobStatusOf(store, j, false, pending, budgets)),
     totalCount: n,
     hasMore: q.offset + page.length < n,
   };

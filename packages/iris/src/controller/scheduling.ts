@@ -28,7 +28,7 @@ import { bandFromProto, bandToProto, limitsOfRow } from './priority-bands.js';
 import { deviceKeyOf } from './request-resources.js';
 import { activeClaims, reservationViewOf } from './reservations.js';
 import type { AttemptRow, ControllerStore, JobRow } from './store.js';
-import { isTerminalTaskState, taskStateName } from './task-states.js';
+import { isTerminalJobState, isTerminalTaskState, taskStateName } from './task-states.js';
 
 /** Why a job is still pending, kept in memory and recomputed every tick. */
 export interface PendingInfo {
@@ -77,20 +77,38 @@ export interface WorkerCommitment {
   readonly running: number;
 }
 
-/** Resources held per worker, derived from live attempts (never stored as counters). */
+/**
+ * Resources held per worker, derived from live attempts (never stored as counters).
+ *
+ * A running task of a job that has a live (non-terminal) child job holds no CPU here: a parent that
+ * waits for its children must not keep them from the cores it sits on, or a machine full of parents
+ * (four experiments on a 2-core local cluster, each parent holding 0.5 CPU and waiting for a 1-CPU
+ * child) waits forever. Its memory and accelerators stay held. Like Marin's Iris, this oversubscribes
+ * CPU while a parent still computes beside its children.
+ */
 export function committedByWorker(store: ControllerStore): Map<string, WorkerCommitment> {
   const out = new Map<string, WorkerCommitment>();
   const jobOfTask = new Map<string, JobRow | undefined>();
+  const waiting = new Map<string, boolean>();
   for (const a of store.liveAttempts()) {
     const jobId = a.task_id.slice(0, a.task_id.lastIndexOf('/'));
     if (!jobOfTask.has(jobId)) jobOfTask.set(jobId, store.job(jobId));
     const job = jobOfTask.get(jobId);
-    const need = job ? taskResources(store.request(job)) : ZERO;
+    let need = job ? taskResources(store.request(job)) : ZERO;
+    if (job && a.state === TaskState.TASK_STATE_RUNNING) {
+      if (!waiting.has(jobId)) waiting.set(jobId, hasLiveChild(store, jobId));
+      if (waiting.get(jobId) === true) need = { ...need, cpuMillicores: 0 };
+    }
     const cur = out.get(a.worker_id) ?? { used: ZERO, building: 0, running: 0 };
     const building = a.state === TaskState.TASK_STATE_ASSIGNED || a.state === TaskState.TASK_STATE_BUILDING ? 1 : 0;
     out.set(a.worker_id, { used: add(cur.used, need), building: cur.building + building, running: cur.running + 1 });
   }
   return out;
+}
+
+/** Whether a job has a child job that has not ended. */
+export function hasLiveChild(store: ControllerStore, jobId: string): boolean {
+  return store.childJobs(jobId).some((c) => !isTerminalJobState(c.state));
 }
 
 /** Healthy and unhealthy workers as the scheduler sees them, before reservation attributes. */

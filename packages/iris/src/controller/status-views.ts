@@ -57,7 +57,8 @@ export function taskStatusOf(store: ControllerStore, task: TaskRow, pending?: Pe
  * The wire view of one job; `pending` comes from the last tick's diagnostics, `budgets` (read once
  * per call) gives the band the scheduler would use now.
  */
-export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: boolean, pending: PendingInfo | undefined, budgets?: BudgetView): JobStatus {
+export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: boolean, pendingJobs: ReadonlyMap<string, PendingInfo>, budgets?: BudgetView): JobStatus {
+  const pending = pendingJobs.get(job.job_id);
   const req = store.request(job);
   const tasks = store.tasksOfJob(job.job_id);
   const counts: Record<string, number> = {};
@@ -69,6 +70,7 @@ export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: b
     failures += t.failure_count;
     preemptions += t.preemption_count;
   }
+  const children = store.childJobs(job.job_id);
   const isPending = job.state === JobState.JOB_STATE_PENDING || (job.state === JobState.JOB_STATE_RUNNING && tasks.some((t) => t.state === TaskState.TASK_STATE_PENDING));
   return {
     jobId: job.job_id,
@@ -87,7 +89,8 @@ export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: b
     preemptionCount: preemptions,
     pendingReason: isPending ? (pending?.reason ?? 'waiting for the next scheduling pass') : '',
     canBeScheduled: pending?.canBeScheduled ?? true,
-    hasChildren: store.childJobs(job.job_id).length > 0,
+    hasChildren: children.length > 0,
+    waitingFor: job.state === JobState.JOB_STATE_RUNNING ? waitingFor(children, pendingJobs) : '',
     tasks: includeTasks ? tasks.map((t) => taskStatusOf(store, t, pending)) : [],
     parentJobId: job.parent_id ?? '',
     depth: job.depth,
@@ -95,6 +98,14 @@ export function jobStatusOf(store: ControllerStore, job: JobRow, includeTasks: b
     priorityBand: req.priorityBand,
     effectivePriorityBand: budgets === undefined ? req.priorityBand : bandToProto(pendingBandOf(job, req, budgets)),
   };
+}
+
+/** The first child job that has not started, with its pending reason (what its parent waits for). */
+function waitingFor(children: readonly JobRow[], pendingJobs: ReadonlyMap<string, PendingInfo>): string {
+  const child = children.find((c) => c.state === JobState.JOB_STATE_PENDING);
+  if (child === undefined) return '';
+  const reason = pendingJobs.get(child.job_id)?.reason ?? 'waiting for the next scheduling pass';
+  return `child job ${child.job_id} (pending: ${reason})`;
 }
 
 /** The wire view of every registered worker with derived free capacity. */

@@ -138,10 +138,10 @@ function JobSummary({ job, onStopped }: { job: JobInfo; onStopped: () => void })
         <dd>
           <code>{job.submitArgv.join(' ') || '-'}</code>
         </dd>
-        {(job.error || job.pendingReason) && (
+        {(job.error || job.pendingReason || job.waitingFor) && (
           <>
             <dt>{job.error ? 'Error' : 'Waiting'}</dt>
-            <dd class="reason">{job.error || job.pendingReason}</dd>
+            <dd class="reason">{job.error || job.pendingReason || `for ${job.waitingFor}`}</dd>
           </>
         )}
         {(job.failureCount > 0 || job.preemptionCount > 0) && (

@@ -123,7 +123,7 @@ export function JobsPage({ params }: { params: URLSearchParams }) {
               </td>
               <td class="muted">{time(j.submittedAtMs)}</td>
               <td class="muted">{duration(j.startedAtMs, j.finishedAtMs)}</td>
-              <td class="reason">{j.error || j.pendingReason}</td>
+              <td class="reason">{j.error || j.pendingReason || (j.waitingFor && `waiting for ${j.waitingFor}`)}</td>
             </tr>
           ))}
         </tbody>

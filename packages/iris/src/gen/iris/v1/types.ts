@@ -793,6 +793,8 @@ export interface JobStatus {
   priorityBand: PriorityBand;
   /** what a task of the job would be placed in now (max_band, budget) */
   effectivePriorityBand: PriorityBand;
+  /** A running job whose child job has not started yet: `child job <id> (pending: <reason>)`; empty otherwise. */
+  waitingFor: string;
 }
 
 export interface JobStatus_TaskStateCountsEntry {
@@ -4410,6 +4412,7 @@ function createBaseJobStatus(): JobStatus {
     submitArgv: [],
     priorityBand: 0,
     effectivePriorityBand: 0,
+    waitingFor: "",
   };
 }
 
@@ -4483,6 +4486,9 @@ export const JobStatus: MessageFns<JobStatus> = {
     }
     if (message.effectivePriorityBand !== 0) {
       writer.uint32(184).int32(message.effectivePriorityBand);
+    }
+    if (message.waitingFor !== "") {
+      writer.uint32(194).string(message.waitingFor);
     }
     return writer;
   },
@@ -4687,6 +4693,14 @@ export const JobStatus: MessageFns<JobStatus> = {
             message.effectivePriorityBand = reader.int32() as any;
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.waitingFor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4816,6 +4830,11 @@ export const JobStatus: MessageFns<JobStatus> = {
         : isSet(object.effective_priority_band)
         ? priorityBandFromJSON(object.effective_priority_band)
         : 0,
+      waitingFor: isSet(object.waitingFor)
+        ? globalThis.String(object.waitingFor)
+        : isSet(object.waiting_for)
+        ? globalThis.String(object.waiting_for)
+        : "",
     };
   },
 
@@ -4896,6 +4915,9 @@ export const JobStatus: MessageFns<JobStatus> = {
     if (message.effectivePriorityBand !== 0) {
       obj.effectivePriorityBand = priorityBandToJSON(message.effectivePriorityBand);
     }
+    if (message.waitingFor !== "") {
+      obj.waitingFor = message.waitingFor;
+    }
     return obj;
   },
 
@@ -4937,6 +4959,7 @@ export const JobStatus: MessageFns<JobStatus> = {
     message.submitArgv = object.submitArgv?.map((e) => e) || [];
     message.priorityBand = object.priorityBand ?? 0;
     message.effectivePriorityBand = object.effectivePriorityBand ?? 0;
+    message.waitingFor = object.waitingFor ?? "";
     return message;
   },
 };
