@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { defaultJobName, parseEnvFlags, parseGpuSpec } from './cli-options.js';
+import { joinEnvPairs } from './env-pairs.js';
 import { formatLogLine } from './cli-format.js';
 
 describe('CLI options', () => {
   it('splits --env at the first = and copies a bare key from the caller', () => {
     expect(parseEnvFlags(['A=B=C', 'HOME_DIR'], { HOME_DIR: '/h' })).toEqual({ A: 'B=C', HOME_DIR: '/h' });
     expect(() => parseEnvFlags(['MISSING'], {})).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));
+  });
+  it("accepts Marin's -e KEY VALUE before the command's --, and leaves the other forms alone", () => {
+    expect(joinEnvPairs(['job', 'run', '-e', 'A', 'x y', '--env', 'B', '2', '-e', 'C=3', '-e', 'BARE', '--cpu', '1', '--', 'node', '-e', 'K', 'V'])).toEqual([
+      'job', 'run', '-e', 'A=x y', '--env', 'B=2', '-e', 'C=3', '-e', 'BARE', '--cpu', '1', '--', 'node', '-e', 'K', 'V',
+    ]);
+    expect(joinEnvPairs(['job', 'run', '-e', 'BARE', '--', 'cmd'])).toEqual(['job', 'run', '-e', 'BARE', '--', 'cmd']);
+    expect(joinEnvPairs(['job', 'run', '-e', 'BARE', 'node', 'x.js'])).toEqual(['job', 'run', '-e', 'BARE', 'node', 'x.js']);
   });
   it('parses --gpu H100x8, 8 and H100', () => {
     expect(parseGpuSpec('H100x8')).toEqual({ variant: 'h100', count: 8 });

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { IrisError } from '../errors.js';
 import type { CliIo } from './cli-context.js';
 import { errorLine } from './cli-errors.js';
+import { joinEnvPairs } from './env-pairs.js';
 import { buildProgram } from './program.js';
 
 /** Options of {@link main} beyond argv; defaults use the real process. */
@@ -42,7 +43,7 @@ export async function main(argv: readonly string[], options: CliOptions = {}): P
   const program = buildProgram({ io, signal, argv, setCode: (c) => (code = c) });
 
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(argv[0] === 'job' && argv[1] === 'run' ? joinEnvPairs(argv) : [...argv], { from: 'user' });
     return code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;

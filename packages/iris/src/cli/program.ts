@@ -63,7 +63,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--replicas <n>', 'tasks (TPU: automatic)')
     .option('--max-retries <n>', 'retries after a failure', '0')
     .option('--timeout <seconds>', 'per-attempt timeout (0 = none)', '0')
-    .option('-e, --env <KEY=VALUE>', 'environment variable (repeatable; bare KEY copies your value)', collect, [])
+    .option('-e, --env <KEY=VALUE>', 'environment variable (repeatable; also KEY VALUE before --; bare KEY copies your value)', collect, [])
     .option('--extra <group>', 'dependency group (repeatable)', collect, [])
     .option('--region <region>', 'required region (repeatable)', collect, [])
     .option('--zone <zone>', 'required zone')
@@ -106,6 +106,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     });
   job
     .command('stop')
+    .alias('kill')
     .description('terminate jobs (and their child jobs)')
     .argument('<jobs...>', 'job ids')
     .addOption(controllerOption())

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '@marin/rigging';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import { readLocalClusterRecord } from '../../src/cli/cli-context.js';
 import { runIris, spawnIris } from '../helpers/cli-process.js';
@@ -127,6 +128,14 @@ describe('iris against a kept local cluster', () => {
     const bgId = detached.stdout.trim();
     expect((await runIris(['job', 'stop', bgId], { env })).code).toBe(0);
     expect((await client.waitForJob(bgId, { timeoutMs: 30_000 })).state).toBe('KILLED');
+
+    // Marin's forms: `job kill` stops like `job stop`, and `-e KEY VALUE` sets KEY.
+    const marin = await runIris(['job', 'run', '--no-wait', '-e', 'GREETING', 'hello there', '--job-name', 'marin-forms', '--', 'node', '-e', 'console.log(process.env.GREETING); setInterval(() => {}, 1000)'], { env });
+    expect(marin.code).toBe(0);
+    const marinId = marin.stdout.trim();
+    expect(await pollUntil(async () => (await client.fetchLogs({ jobId: marinId })).entries.some((e) => e.data === 'hello there'), { timeoutMs: 30_000 })).toBe(true);
+    expect((await runIris(['job', 'kill', marinId], { env })).code).toBe(0);
+    expect((await client.waitForJob(marinId, { timeoutMs: 30_000 })).state).toBe('KILLED');
 
     expect((await runIris(['cluster', 'stop'], { env })).code).toBe(0);
     expect(await cluster.exited).toBe(0);
