@@ -99,3 +99,14 @@ export async function jobSummaryCommand(jobId: string, flags: { controller?: str
     return 0;
   });
 }
+
+/** `iris job bug-report JOB [--json] [--log-lines N]`: one document with what an operator asks for first. */
+export async function jobBugReportCommand(jobId: string, flags: { controller?: string; json?: boolean; logLines: string }, io: CliIo): Promise<number> {
+  const logLines = parseNumberFlag('--log-lines', flags.logLines, true);
+  const { buildBugReport, formatBugReport } = await import('./bug-report.js');
+  return withClient(flags.controller, io, async (c) => {
+    const report = await buildBugReport(c, jobId, { logLines });
+    io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatBugReport(report));
+    return 0;
+  });
+}

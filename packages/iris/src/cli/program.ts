@@ -17,6 +17,7 @@ const userCommands = () => import('./user-commands.js');
 const identityCommands = () => import('./identity-commands.js');
 const tpuCommands = () => import('./tpu-commands.js');
 const completion = () => import('./completion.js');
+const rpcCommand = () => import('./rpc-command.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -113,6 +114,16 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--no-include-children', 'leave child jobs running')
     .action(async (jobIds: string[], flags: { controller?: string; includeChildren: boolean }) => {
       ctx.setCode(await (await jobCommands()).jobStopCommand(jobIds, flags, io));
+    });
+  job
+    .command('bug-report')
+    .description('one document for an issue: job spec, attempts with reasons, workers, child jobs, last log lines, pending diagnostics, controller version')
+    .argument('<job>', 'job id')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .option('--log-lines <n>', 'last log lines to include', '50')
+    .action(async (jobId: string, flags: { controller?: string; json?: boolean; logLines: string }) => {
+      ctx.setCode(await (await jobCommands()).jobBugReportCommand(jobId, flags, io));
     });
   job
     .command('summary')
@@ -267,6 +278,19 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--json', 'JSON output')
     .action(async (flags: { controller?: string; json?: boolean }) => {
       ctx.setCode(await (await clusterCommands()).clusterCheckpointCommand(flags, io));
+    });
+
+  program
+    .command('rpc')
+    .description('call a service method with a JSON request and print the JSON response')
+    .command('controller')
+    .description('call a ControllerService or ClusterService method: iris rpc controller GetJobStatus \'{"jobId": "/alice/x"}\'')
+    .argument('<method>', 'method name, e.g. ListWorkers, GetJobStatus, GetAutoscalerStatus')
+    .argument('[json]', 'the request as a JSON object (proto3 JSON field names); default {}')
+    .addOption(controllerOption())
+    .option('--timeout <seconds>', 'deadline of the call', '30')
+    .action(async (method: string, json: string | undefined, flags: { controller?: string; timeout: string }) => {
+      ctx.setCode(await (await rpcCommand()).rpcControllerCommand(method, json, flags, io, signal));
     });
 
   program

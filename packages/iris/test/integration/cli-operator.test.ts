@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
+import type { IrisClient } from '../../src/client/iris-client.js';
+import { runIris } from '../helpers/cli-process.js';
+
+let cluster: LocalClusterHandle;
+let client: IrisClient;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({ workers: 1, dashboardBind: null, cpuMillicores: 2000, memoryBytes: 2 ** 31 });
+  client = cluster.client();
+  home = mkdtempSync(join(tmpdir(), 'iris-cli-operator-'));
+  writeFileSync(join(home, 'local-cluster.json'), JSON.stringify({ address: cluster.address, pid: process.pid, stateDir: home, startedAtMs: Date.now() }));
+  env = { IRIS_HOME: home };
+});
+afterAll(async () => {
+  await client?.close();
+  await cluster?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('iris rpc controller', () => {
+  it('calls a method with a JSON request and prints the JSON response', async () => {
+    const jobId = await client.launchJob({ name: '/alice/rpc-target', command: ['node', '-e', '0'] });
+    await client.waitForJob(jobId, { timeoutMs: 60_000 });
+    const r = await runIris(['rpc', 'controller', 'GetJobStatus', JSON.stringify({ jobId, includeTasks: true })], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const body = JSON.parse(r.stdout) as { job: { jobId: string; state: string; tasks: unknown[] } };
+    expect(body.job).toMatchObject({ jobId, state: 'JOB_STATE_SUCCEEDED' });
+    expect(body.job.tasks).toHaveLength(1);
+
+    const workers = await runIris(['rpc', 'controller', 'listworkers'], { env });
+    expect(workers.code).toBe(0);
+    expect((JSON.parse(workers.stdout) as { workers: { workerId: string }[] }).workers.map((w) => w.workerId)).toEqual(['local-0']);
+  });
+
+  it('streams a server-streaming method as JSON lines', async () => {
+    const jobId = await client.launchJob({ name: '/alice/rpc-logs', command: ['node', '-e', "console.log('streamed-line')"] });
+    await client.waitForJob(jobId, { timeoutMs: 60_000 });
+    const r = await runIris(['rpc', 'controller', 'FollowLogs', JSON.stringify({ jobId })], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const messages = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { entries?: { data: string }[]; done?: boolean });
+    expect(messages.flatMap((m) => m.entries ?? []).map((e) => e.data)).toContain('streamed-line');
+    expect(messages.at(-1)?.done).toBe(true);
+  });
+
+  it('exits 2 for an unknown method or a request that is not JSON, and 1 with one line for a missing job', async () => {
+    expect((await runIris(['rpc', 'controller', 'DropTables'], { env })).code).toBe(2);
+    expect((await runIris(['rpc', 'controller', 'GetJobStatus', '{nope'], { env })).code).toBe(2);
+    const missing = await runIris(['rpc', 'controller', 'GetJobStatus', '{"jobId": "/alice/none"}'], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1); // one readable line, no stack
+  });
+});
+
+describe('iris job bug-report', () => {
+  it('gathers the spec, attempts with reasons, workers, last log lines and the controller version; --json has the same', async () => {
+    const jobId = await client.launchJob({
+      name: '/alice/flaky',
+      command: ['node', '-e', "console.log('about to fail'); process.exit(4)"],
+      maxRetriesFailure: 1,
+    });
+    const job = await client.waitForJob(jobId, { timeoutMs: 60_000 });
+    expect(job.state).toBe('FAILED');
+
+    const json = await runIris(['job', 'bug-report', jobId, '--json', '--log-lines', '10'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      controller: { version: string };
+      job: { jobId: string; state: string; submitArgv: string[] };
+      tasks: { attempts: { attemptId: number; state: string; exitCode: number; workerId: string }[] }[];
+      workers: { workerId: string; healthy: boolean }[];
+      lastLogLines: { data: string }[];
+    };
+    expect(report.controller.version).not.toBe('');
+    expect(report.job).toMatchObject({ jobId, state: 'FAILED' });
+    expect(report.tasks[0]!.attempts.map((a) => [a.attemptId, a.state, a.exitCode, a.workerId])).toEqual([
+      [0, 'FAILED', 4, 'local-0'],
+      [1, 'FAILED', 4, 'local-0'],
+    ]);
+    expect(report.workers).toMatchObject([{ workerId: 'local-0', healthy: true }]);
+    expect(report.lastLogLines.map((e) => e.data)).toContain('about to fail');
+    expect(report.lastLogLines.length).toBeLessThanOrEqual(10);
+
+    const text = await runIris(['job', 'bug-report', jobId], { env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`# Bug report: ${jobId}`);
+    expect(text.stdout).toContain('about to fail');
+    expect(text.stdout).toContain(`version ${report.controller.version}`);
+  });
+
+  it('names a job that does not exist', async () => {
+    const r = await runIris(['job', 'bug-report', '/alice/never'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
