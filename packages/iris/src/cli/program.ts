@@ -18,6 +18,7 @@ const identityCommands = () => import('./identity-commands.js');
 const tpuCommands = () => import('./tpu-commands.js');
 const completion = () => import('./completion.js');
 const rpcCommand = () => import('./rpc-command.js');
+const queryCommand = () => import('./query-command.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -278,6 +279,18 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--json', 'JSON output')
     .action(async (flags: { controller?: string; json?: boolean }) => {
       ctx.setCode(await (await clusterCommands()).clusterCheckpointCommand(flags, io));
+    });
+
+  program
+    .command('query')
+    .description('run one read-only SQL statement against a consistent snapshot of the controller\'s database (admins only)')
+    .argument('<sql>', 'e.g. "SELECT job_id, state FROM jobs ORDER BY seq DESC LIMIT 10"')
+    .addOption(controllerOption())
+    .option('--max-rows <n>', 'row cap (at most 10000)', '1000')
+    .option('--timeout <seconds>', 'stop the query after this long (at most 60)', '10')
+    .option('--json', 'JSON output: { columns, rows, truncated }')
+    .action(async (sql: string, flags: { controller?: string; maxRows: string; timeout: string; json?: boolean }) => {
+      ctx.setCode(await (await queryCommand()).queryCommand(sql, flags, io));
     });
 
   program

@@ -57,7 +57,15 @@ import {
   WhoAmIRequest,
   WhoAmIResponse,
 } from '../gen/iris/v1/controller.js';
-import { CheckpointControllerRequest, CheckpointControllerResponse, ClusterServiceService, GetAutoscalerStatusRequest, GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
+import {
+  CheckpointControllerRequest,
+  CheckpointControllerResponse,
+  ClusterServiceService,
+  GetAutoscalerStatusRequest,
+  GetAutoscalerStatusResponse,
+  QueryStateRequest,
+  QueryStateResponse,
+} from '../gen/iris/v1/cluster.js';
 
 /** A generated message type: what `iris rpc` needs to read JSON in and write JSON out. */
 export interface MessageType {
@@ -121,6 +129,7 @@ const CONTROLLER: Record<keyof typeof ControllerServiceService, readonly [Messag
 const CLUSTER: Record<keyof typeof ClusterServiceService, readonly [MessageType, MessageType]> = {
   getAutoscalerStatus: [GetAutoscalerStatusRequest, GetAutoscalerStatusResponse],
   checkpointController: [CheckpointControllerRequest, CheckpointControllerResponse],
+  queryState: [QueryStateRequest, QueryStateResponse],
 };
 
 function methodsOf(

@@ -3,7 +3,7 @@ import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
 import { createAuthInterceptor } from '../auth/token-auth.js';
 import { irisErrorFromServiceError } from '../errors.js';
 import { ClusterServiceClient } from '../gen/iris/v1/cluster.js';
-import type { CheckpointControllerResponse, GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
+import type { CheckpointControllerResponse, GetAutoscalerStatusResponse, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
 
 /** Client of the controller's `ClusterService`: autoscaler state and on-demand checkpoints. */
 export interface ClusterAdminClient extends AsyncDisposable {
@@ -14,6 +14,12 @@ export interface ClusterAdminClient extends AsyncDisposable {
    * @throws {IrisError} IRIS_FAILED_PRECONDITION when the controller has no remote state dir; IRIS_UNAVAILABLE when the upload fails.
    */
   checkpointController(): Promise<CheckpointControllerResponse>;
+  /**
+   * One read-only SQL statement against a consistent snapshot of the controller's database (admins only).
+   * @throws {IrisError} IRIS_PERMISSION_DENIED for a non-admin; IRIS_INVALID_ARGUMENT for SQL that is not one read-only
+   * statement returning rows; IRIS_DEADLINE_EXCEEDED when it runs past `timeoutMs`.
+   */
+  queryState(request: Partial<QueryStateRequest> & { sql: string }): Promise<QueryStateResponse>;
   close(): Promise<void>;
 }
 
@@ -36,6 +42,7 @@ export function createClusterAdminClient(options: { address: string; token?: str
   return {
     autoscalerStatus: () => call(raw.getAutoscalerStatus, {}, deadlineMs),
     checkpointController: () => call(raw.checkpointController, {}, Math.max(deadlineMs, 300_000)),
+    queryState: (r) => call(raw.queryState, { sql: r.sql, maxRows: r.maxRows ?? 0, timeoutMs: r.timeoutMs ?? 0 }, Math.max(deadlineMs, (r.timeoutMs || 10_000) + 5_000)),
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -2,7 +2,7 @@ import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
 import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
 import { grpcStatusOfError } from '../errors.js';
-import type { ClusterServiceServer, GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
+import type { ClusterServiceServer, GetAutoscalerStatusResponse, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { CallerAuth } from './caller-auth.js';
@@ -16,14 +16,16 @@ export interface ClusterServiceDeps {
   readonly autoscalerStatus: () => AutoscalerStatus | undefined;
   /** Writes a checkpoint now; throws IRIS_FAILED_PRECONDITION without a remote state dir. */
   readonly checkpoint: () => Promise<CheckpointInfo>;
+  /** A read-only query against a snapshot of the controller's database. */
+  readonly queryState: (request: QueryStateRequest) => Promise<QueryStateResponse>;
 }
 
-function unary<TReq, TRes>(deps: ClusterServiceDeps, method: ControllerMethod, fn: () => TRes | Promise<TRes>) {
+function unary<TReq, TRes>(deps: ClusterServiceDeps, method: ControllerMethod, fn: (request: TReq) => TRes | Promise<TRes>) {
   return (call: ServerUnaryCall<TReq, TRes>, callback: sendUnaryData<TRes>) => {
     Promise.resolve()
       .then(() => {
         authorizeMethod(deps.auth.authenticate(bearerOf(call.metadata)), method);
-        return fn();
+        return fn(call.request);
       })
       .then(
         (res) => callback(null, res),
@@ -38,7 +40,7 @@ export function autoscalerStatusToWire(status: AutoscalerStatus | undefined): Ge
   return { enabled: true, groups: status.groups.map((g) => ({ ...g })), slices: status.slices.map((s) => ({ ...s })), unmet: status.unmet.map((u) => ({ ...u })), evaluatedAtMs: status.evaluatedAtMs };
 }
 
-/** Builds the `ClusterService` handlers: autoscaler status and on-demand checkpoints. */
+/** Builds the `ClusterService` handlers: autoscaler status, on-demand checkpoints and read-only state queries. */
 export function createClusterService(deps: ClusterServiceDeps): ClusterServiceServer {
   return {
     getAutoscalerStatus: unary(deps, 'getAutoscalerStatus', () => autoscalerStatusToWire(deps.autoscalerStatus())),
@@ -46,5 +48,6 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterServiceSe
       const info = await deps.checkpoint();
       return { url: info.url, bytes: info.bytes, createdAtMs: info.createdAtMs };
     }),
+    queryState: unary(deps, 'queryState', (request: QueryStateRequest) => deps.queryState(request)),
   };
 }

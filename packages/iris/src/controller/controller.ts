@@ -18,6 +18,7 @@ import { CallerAuth } from './caller-auth.js';
 import { IdentityStore } from './identity-store.js';
 import { createClusterService } from './cluster-service.js';
 import { ControlLoop } from './control-loop.js';
+import { queryState } from './state-query.js';
 import { checkExposure } from './exposure.js';
 import { createControllerService, withMalformedRequests } from './controller-service.js';
 import { ControllerState } from './controller-state.js';
@@ -285,7 +286,10 @@ export async function startController(options: ControllerOptions = {}): Promise<
     if (!o.remoteStateDir) return Promise.reject(new IrisError('IRIS_FAILED_PRECONDITION', 'the controller has no remote state dir; start it with remoteStateDir (remote_state_dir in the cluster config)'));
     return writeCheckpoint({ db, remoteStateDir: o.remoteStateDir, nowMs: state.now() });
   };
-  server.addService(ClusterServiceService, createClusterService({ auth, autoscalerStatus: () => attachment?.status(), checkpoint }));
+  server.addService(
+    ClusterServiceService,
+    createClusterService({ auth, autoscalerStatus: () => attachment?.status(), checkpoint, queryState: (q) => queryState(db, { sql: q.sql, maxRows: q.maxRows, timeoutMs: q.timeoutMs }) }),
+  );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(o.bind, ServerCredentials.createInsecure(), (e, p) =>
       e ? reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind controller to "${o.bind}"`, { cause: e })) : resolve(p),

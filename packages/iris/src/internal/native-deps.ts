@@ -28,6 +28,12 @@ export function loadSqlite(): typeof BetterSqlite3 {
   return sqlite;
 }
 
+/** Where better-sqlite3 resolves from here, for a worker thread that loads it itself. */
+export function sqliteModulePath(): string {
+  loadSqlite();
+  return require.resolve('better-sqlite3');
+}
+
 /** The zstd-napi binding, loaded on first call. */
 export async function loadZstd(): Promise<typeof import('zstd-napi')> {
   try {

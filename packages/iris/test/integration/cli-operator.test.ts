@@ -101,3 +101,25 @@ describe('iris job bug-report', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('iris query', () => {
+  it('prints the rows of a read-only query as a table, or as JSON', async () => {
+    const jobId = await client.launchJob({ name: '/alice/queried', command: ['node', '-e', '0'] });
+    await client.waitForJob(jobId, { timeoutMs: 60_000 });
+    const json = await runIris(['query', `SELECT job_id, state FROM jobs WHERE job_id = '${jobId}'`, '--json'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ columns: ['job_id', 'state'], rows: [[jobId, expect.any(Number)]], truncated: false });
+
+    const table = await runIris(['query', 'SELECT job_id FROM jobs ORDER BY seq', '--max-rows', '1'], { env });
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^JOB_ID|^job_id/);
+    expect(table.stderr).toMatch(/1 row/);
+  });
+
+  it('exits 2 for a statement that writes, and the state is unchanged', async () => {
+    const before = (await client.listJobs()).length;
+    const r = await runIris(['query', 'DELETE FROM jobs'], { env });
+    expect(r.code).toBe(2);
+    expect((await client.listJobs()).length).toBe(before);
+  });
+});

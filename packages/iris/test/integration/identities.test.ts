@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
 import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { createClusterAdminClient } from '../../src/client/cluster-admin-client.js';
 import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
 import { IRIS_SOURCE_ARGV } from '../helpers/cli-process.js';
 
@@ -133,6 +134,17 @@ describe('per-user API keys: roles and rules', () => {
     const text = entries.map((e) => e.data).join('\n');
     expect(job.state, text).toBe('SUCCEEDED');
     expect(JSON.parse(text.slice(text.indexOf('{')))).toMatchObject({ user: 'alice', role: 'job', authMode: 'api-keys' });
+  });
+});
+
+describe('per-user API keys: state queries', () => {
+  it('lets an admin query the state database and refuses a user', async () => {
+    const adminKey = readFileSync(cluster.controller.bootstrapKeyFile!, 'utf8').trim();
+    await using asAdmin = createClusterAdminClient({ address: cluster.address, token: adminKey });
+    await using asAlice = createClusterAdminClient({ address: cluster.address, token: aliceKey });
+    const r = await asAdmin.queryState({ sql: "SELECT user, role FROM users WHERE user = 'alice'" });
+    expect(r.rows.map((row) => JSON.parse(row))).toEqual([['alice', 'user']]);
+    await expect(asAlice.queryState({ sql: 'SELECT 1' })).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
   });
 });
 

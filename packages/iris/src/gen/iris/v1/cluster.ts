@@ -82,6 +82,23 @@ export interface CheckpointControllerResponse {
   createdAtMs: number;
 }
 
+export interface QueryStateRequest {
+  sql: string;
+  /** 0: the default (1000); capped at 10000 */
+  maxRows: number;
+  /** 0: the default (10 s); capped at 60 s */
+  timeoutMs: number;
+}
+
+export interface QueryStateResponse {
+  columns: string[];
+  /** each a JSON array of the row's values (blobs as hex strings) */
+  rows: string[];
+  /** more rows than max_rows */
+  truncated: boolean;
+  elapsedMs: number;
+}
+
 function createBaseGetAutoscalerStatusRequest(): GetAutoscalerStatusRequest {
   return {};
 }
@@ -1056,6 +1073,236 @@ export const CheckpointControllerResponse: MessageFns<CheckpointControllerRespon
   },
 };
 
+function createBaseQueryStateRequest(): QueryStateRequest {
+  return { sql: "", maxRows: 0, timeoutMs: 0 };
+}
+
+export const QueryStateRequest: MessageFns<QueryStateRequest> = {
+  encode(message: QueryStateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sql !== "") {
+      writer.uint32(10).string(message.sql);
+    }
+    if (message.maxRows !== 0) {
+      writer.uint32(16).int32(message.maxRows);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).int64(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueryStateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueryStateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sql = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxRows = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueryStateRequest {
+    return {
+      sql: isSet(object.sql) ? globalThis.String(object.sql) : "",
+      maxRows: isSet(object.maxRows)
+        ? globalThis.Number(object.maxRows)
+        : isSet(object.max_rows)
+        ? globalThis.Number(object.max_rows)
+        : 0,
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: QueryStateRequest): unknown {
+    const obj: any = {};
+    if (message.sql !== "") {
+      obj.sql = message.sql;
+    }
+    if (message.maxRows !== 0) {
+      obj.maxRows = Math.round(message.maxRows);
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QueryStateRequest>, I>>(base?: I): QueryStateRequest {
+    return QueryStateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QueryStateRequest>, I>>(object: I): QueryStateRequest {
+    const message = createBaseQueryStateRequest();
+    message.sql = object.sql ?? "";
+    message.maxRows = object.maxRows ?? 0;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseQueryStateResponse(): QueryStateResponse {
+  return { columns: [], rows: [], truncated: false, elapsedMs: 0 };
+}
+
+export const QueryStateResponse: MessageFns<QueryStateResponse> = {
+  encode(message: QueryStateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.columns) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.rows) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(24).bool(message.truncated);
+    }
+    if (message.elapsedMs !== 0) {
+      writer.uint32(32).int64(message.elapsedMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueryStateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueryStateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.columns.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rows.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.elapsedMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueryStateResponse {
+    return {
+      columns: globalThis.Array.isArray(object?.columns) ? object.columns.map((e: any) => globalThis.String(e)) : [],
+      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => globalThis.String(e)) : [],
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+      elapsedMs: isSet(object.elapsedMs)
+        ? globalThis.Number(object.elapsedMs)
+        : isSet(object.elapsed_ms)
+        ? globalThis.Number(object.elapsed_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: QueryStateResponse): unknown {
+    const obj: any = {};
+    if (message.columns?.length) {
+      obj.columns = message.columns;
+    }
+    if (message.rows?.length) {
+      obj.rows = message.rows;
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    if (message.elapsedMs !== 0) {
+      obj.elapsedMs = Math.round(message.elapsedMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QueryStateResponse>, I>>(base?: I): QueryStateResponse {
+    return QueryStateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QueryStateResponse>, I>>(object: I): QueryStateResponse {
+    const message = createBaseQueryStateResponse();
+    message.columns = object.columns?.map((e) => e) || [];
+    message.rows = object.rows?.map((e) => e) || [];
+    message.truncated = object.truncated ?? false;
+    message.elapsedMs = object.elapsedMs ?? 0;
+    return message;
+  },
+};
+
 /** Cluster administration beside ControllerService: autoscaler state and controller checkpoints. */
 export type ClusterServiceService = typeof ClusterServiceService;
 export const ClusterServiceService = {
@@ -1081,11 +1328,23 @@ export const ClusterServiceService = {
       Buffer.from(CheckpointControllerResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckpointControllerResponse => CheckpointControllerResponse.decode(value),
   },
+  /** A read-only SQL query against a consistent snapshot of the controller's database (admins only). */
+  queryState: {
+    path: "/iris.v1.ClusterService/QueryState" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: QueryStateRequest): Buffer => Buffer.from(QueryStateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): QueryStateRequest => QueryStateRequest.decode(value),
+    responseSerialize: (value: QueryStateResponse): Buffer => Buffer.from(QueryStateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): QueryStateResponse => QueryStateResponse.decode(value),
+  },
 } as const;
 
 export interface ClusterServiceServer extends UntypedServiceImplementation {
   getAutoscalerStatus: handleUnaryCall<GetAutoscalerStatusRequest, GetAutoscalerStatusResponse>;
   checkpointController: handleUnaryCall<CheckpointControllerRequest, CheckpointControllerResponse>;
+  /** A read-only SQL query against a consistent snapshot of the controller's database (admins only). */
+  queryState: handleUnaryCall<QueryStateRequest, QueryStateResponse>;
 }
 
 export interface ClusterServiceClient extends Client {
@@ -1118,6 +1377,22 @@ export interface ClusterServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckpointControllerResponse) => void,
+  ): ClientUnaryCall;
+  /** A read-only SQL query against a consistent snapshot of the controller's database (admins only). */
+  queryState(
+    request: QueryStateRequest,
+    callback: (error: ServiceError | null, response: QueryStateResponse) => void,
+  ): ClientUnaryCall;
+  queryState(
+    request: QueryStateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: QueryStateResponse) => void,
+  ): ClientUnaryCall;
+  queryState(
+    request: QueryStateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: QueryStateResponse) => void,
   ): ClientUnaryCall;
 }
 
