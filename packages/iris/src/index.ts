@@ -16,7 +16,7 @@
 // Everything `@marin/iris/core` exports (errors, TPU table, sizes, constraints, task context), then the rest.
 export * from './core/index.js';
 export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
-export type { BundleRef, IrisClient, IrisClientOptions } from './client/iris-client.js';
+export type { BundleRef, ExecEvent, IrisClient, IrisClientOptions } from './client/iris-client.js';
 export type { ApiKeyInfo, AuditEntry, WhoAmI } from './client/identity-types.js';
 export type { AuthMode, CallerRole, UserRole } from './auth/identity.js';
 export { JobSpecSchema, defaultUser, resolveJobName } from './client/job-spec.js';

@@ -19,6 +19,7 @@ const tpuCommands = () => import('./tpu-commands.js');
 const completion = () => import('./completion.js');
 const rpcCommand = () => import('./rpc-command.js');
 const queryCommand = () => import('./query-command.js');
+const taskExecCommand = () => import('./task-exec-command.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -279,6 +280,20 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--json', 'JSON output')
     .action(async (flags: { controller?: string; json?: boolean }) => {
       ctx.setCode(await (await clusterCommands()).clusterCheckpointCommand(flags, io));
+    });
+
+  program
+    .command('task')
+    .description('tasks of running jobs')
+    .command('exec')
+    .description('run a command in a running task\'s workdir and environment on its worker; exits with its exit code')
+    .argument('<task>', 'JOB/TASK, e.g. /alice/train/0 (a bare job id means task 0)')
+    .argument('<command...>', 'the command, after --')
+    .addOption(controllerOption())
+    .option('--timeout <seconds>', 'stop the command after this long (at most 3600)', '600')
+    .passThroughOptions()
+    .action(async (task: string, command: string[], flags: { controller?: string; timeout: string }) => {
+      ctx.setCode(await (await taskExecCommand()).taskExecCommand(task, command, flags, io, signal));
     });
 
   program

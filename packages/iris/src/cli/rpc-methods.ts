@@ -5,6 +5,7 @@ import {
   ControllerServiceService,
   CreateApiKeyRequest,
   CreateApiKeyResponse,
+  ExecInTaskRequest,
   FetchBundleRequest,
   FetchLogsResponse,
   FollowLogsResponse,
@@ -66,6 +67,7 @@ import {
   QueryStateRequest,
   QueryStateResponse,
 } from '../gen/iris/v1/cluster.js';
+import { ExecOutput } from '../gen/iris/v1/types.js';
 
 /** A generated message type: what `iris rpc` needs to read JSON in and write JSON out. */
 export interface MessageType {
@@ -124,6 +126,7 @@ const CONTROLLER: Record<keyof typeof ControllerServiceService, readonly [Messag
   listApiKeys: [ListApiKeysRequest, ListApiKeysResponse],
   revokeApiKey: [RevokeApiKeyRequest, RevokeApiKeyResponse],
   listAuditLog: [ListAuditLogRequest, ListAuditLogResponse],
+  execInTask: [ExecInTaskRequest, ExecOutput],
 };
 
 const CLUSTER: Record<keyof typeof ClusterServiceService, readonly [MessageType, MessageType]> = {

@@ -8,7 +8,8 @@ import { createAuthInterceptor } from '../auth/token-auth.js';
 import type { Bundle } from '../bundle/create-bundle.js';
 import { IrisError, irisErrorFromServiceError } from '../errors.js';
 import { ControllerServiceClient, LogQuery as ProtoLogQuery } from '../gen/iris/v1/controller.js';
-import type { FollowLogsResponse } from '../gen/iris/v1/controller.js';
+import type { ExecInTaskRequest, FollowLogsResponse } from '../gen/iris/v1/controller.js';
+import type { ExecOutput } from '../gen/iris/v1/types.js';
 import { jobSpecToRequest } from './job-spec.js';
 import type { JobSpec } from './job-spec.js';
 import { PriorityBand } from '../gen/iris/v1/types.js';
@@ -75,6 +76,12 @@ export interface IrisClient extends AsyncDisposable {
   fetchLogs(query: LogQuery): Promise<{ entries: LogEntry[]; cursor: string; truncated: boolean }>;
   /** Streams the backlog, then live lines, ending after the job (tree) is terminal. */
   followLogs(query: LogQuery, options?: { signal?: AbortSignal }): AsyncIterable<FollowEvent>;
+  /**
+   * Runs `argv` in a running task's workdir and environment on its worker (the job's owner or an
+   * admin): its output as it comes, then its exit. Aborting `signal` stops the command.
+   * @throws {IrisError} IRIS_NOT_FOUND, IRIS_PERMISSION_DENIED, IRIS_FAILED_PRECONDITION when the task is not running
+   */
+  execInTask(taskId: string, argv: readonly string[], options?: { timeoutMs?: number; signal?: AbortSignal }): AsyncIterable<ExecEvent>;
   /** Resolves once the job is terminal. @throws {IrisError} IRIS_DEADLINE_EXCEEDED after `timeoutMs`; IRIS_CANCELLED on abort */
   waitForJob(jobId: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<JobInfo>;
   registerEndpoint(e: EndpointSpec): Promise<string>;
@@ -225,6 +232,9 @@ export function createIrisClient(options: IrisClientOptions): IrisClient {
     followLogs(q, opts = {}) {
       return followStream(raw, toProtoQuery(q), opts.signal);
     },
+    execInTask(taskId, argv, opts = {}) {
+      return execStream(raw, { taskId, argv: [...argv], timeoutMs: opts.timeoutMs ?? 0 }, opts.signal);
+    },
     async waitForJob(jobId, opts = {}) {
       // Short first polls: most local jobs end within a few control ticks.
       const interval = new ExponentialBackoff({ initialMs: 10, factor: 1.5, maximumMs: 500, jitter: 0 });
@@ -314,6 +324,30 @@ async function* followStream(raw: ControllerServiceClient, q: ProtoLogQuery, sig
     }
   } catch (e) {
     if (signal?.aborted) throw new IrisError('IRIS_CANCELLED', 'log follow was cancelled', { cause: e });
+    throw IrisError.from(e);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    stream.cancel();
+  }
+}
+
+/** One event of {@link IrisClient.execInTask}: output bytes, or the exit (always last). */
+export type ExecEvent =
+  | { readonly kind: 'stdout' | 'stderr'; readonly data: Buffer }
+  | { readonly kind: 'exit'; readonly exitCode: number; readonly signal: string | null };
+
+async function* execStream(raw: ControllerServiceClient, req: ExecInTaskRequest, signal: AbortSignal | undefined): AsyncGenerator<ExecEvent> {
+  const stream = raw.execInTask(req, new Metadata());
+  const onAbort = () => stream.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const msg of stream as AsyncIterable<ExecOutput>) {
+      const chunk = msg.chunk;
+      if (chunk?.$case === 'stdout' || chunk?.$case === 'stderr') yield { kind: chunk.$case, data: Buffer.from(chunk.value) };
+      else if (chunk?.$case === 'exit') yield { kind: 'exit', exitCode: chunk.value.exitCode, signal: chunk.value.signal === '' ? null : chunk.value.signal };
+    }
+  } catch (e) {
+    if (signal?.aborted) throw new IrisError('IRIS_CANCELLED', 'exec was cancelled', { cause: e });
     throw IrisError.from(e);
   } finally {
     signal?.removeEventListener('abort', onAbort);

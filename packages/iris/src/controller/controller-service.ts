@@ -2,8 +2,8 @@ import type { Metadata, sendUnaryData, ServerUnaryCall, ServerWritableStream, Se
 import { AUTHORIZATION_METADATA_KEY } from '../auth/token-auth.js';
 import type { CallerIdentity } from '../auth/identity.js';
 import { IrisError, grpcStatusOfError } from '../errors.js';
-import type { BundleChunk, ControllerServiceServer, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
-import type { JobState } from '../gen/iris/v1/types.js';
+import type { BundleChunk, ControllerServiceServer, ExecInTaskRequest, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
+import type { ExecOutput, JobState } from '../gen/iris/v1/types.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { BundleStore, BundleUpload } from './bundle-store.js';
@@ -14,6 +14,7 @@ import { guardedLaunch, guardedSetBudget, guardedTerminate, ownsEndpoint, ownsTa
 import type { ControllerState } from './controller-state.js';
 import { parseTaskId } from './job-names.js';
 import { followLogEvents } from './log-follow.js';
+import { execTarget, relayExec } from './task-exec.js';
 import { jobStateName } from './task-states.js';
 import { workerInfos } from './status-views.js';
 
@@ -37,6 +38,8 @@ export interface ControllerServiceDeps {
   readonly isClosing: () => boolean;
   /** The dashboard's URL, reported by `GetClusterStatus`; unset when none is served. */
   readonly dashboardUrl?: string | undefined;
+  /** The token the controller presents to workers (for `ExecInTask`), when auth is on. */
+  readonly workerToken?: string | undefined;
 }
 
 const MALFORMED = Symbol('malformed request');
@@ -131,6 +134,7 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
     }),
     fetchLogs: unary(deps, 'fetchLogs', (req) => state.logs.query(req)),
     followLogs: (call) => void followLogs(deps, call),
+    execInTask: (call) => void execInTask(deps, call),
     registerEndpoint: unary(deps, 'registerEndpoint', (req, identity) => {
       ownsTask(state, identity, req.taskId);
       return { endpointId: state.endpoints.register(req, state.now()) };
@@ -168,6 +172,16 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
     }),
     ...identityHandlers((method, fn) => unary(deps, method, fn), { auth: deps.auth, identities: deps.identities, now: () => state.now() }),
   };
+}
+
+async function execInTask(deps: ControllerServiceDeps, call: ServerWritableStream<ExecInTaskRequest, ExecOutput>): Promise<void> {
+  call.on('error', () => undefined);
+  try {
+    const identity = guard(deps, 'execInTask', call.metadata, call.request);
+    await relayExec(call, execTarget(deps.state, deps.identities, identity, call.request), deps.workerToken);
+  } catch (e) {
+    call.emit('error', grpcStatusOfError(e));
+  }
 }
 
 async function followLogs(deps: ControllerServiceDeps, call: ServerWritableStream<LogQuery, FollowLogsResponse>): Promise<void> {

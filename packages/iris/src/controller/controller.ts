@@ -280,6 +280,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
       reconcileIntervalMs,
       isClosing: () => closing,
       dashboardUrl: dashboard?.url,
+      workerToken: authToken,
     }),
   );
   const checkpoint = (): Promise<CheckpointInfo> => {

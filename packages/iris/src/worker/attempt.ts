@@ -76,6 +76,8 @@ export interface ReconcilableAttempt {
   release?(): void;
   /** True once this worker was asked to stop the attempt (a stop, a zombie, a drain). */
   readonly stoppedByWorker?: boolean;
+  /** The running task's workdir and environment (`iris task exec`); null unless RUNNING. */
+  readonly execContext?: { readonly cwd: string; readonly env: Readonly<Record<string, string>> } | null;
 }
 
 /**
@@ -96,6 +98,8 @@ export class Attempt implements ReconcilableAttempt {
   #finishedAtMs = 0;
   #ports: Record<string, number> = {};
   #process: AttemptProcess | null = null;
+  /** Where and with what environment the task runs, once it runs (for `iris task exec`). */
+  #execContext: { readonly cwd: string; readonly env: Readonly<Record<string, string>> } | null = null;
   #stopReason: StopReason | null = null;
   readonly #abort = new AbortController();
   readonly #ctx: AttemptContext;
@@ -120,6 +124,11 @@ export class Attempt implements ReconcilableAttempt {
   /** Resolves once the attempt is terminal. */
   get done(): Promise<void> {
     return this.#done;
+  }
+
+  /** The running task's workdir and environment; null unless the attempt is RUNNING. */
+  get execContext(): { readonly cwd: string; readonly env: Readonly<Record<string, string>> } | null {
+    return this.#state === 'RUNNING' ? this.#execContext : null;
   }
 
   get usage(): ResourceUsage {
@@ -234,6 +243,7 @@ export class Attempt implements ReconcilableAttempt {
     // the controller still counts on this worker, or it could run beside its replacement elsewhere.
     const startByMs = this.#ctx.startByMs();
     if (Date.now() > startByMs) return this.#finish('WORKER_FAILED', 0, 'worker lost contact with the controller before starting the task');
+    this.#execContext = { cwd: workdir, env: { ...env } };
     try {
       this.#process = await AttemptProcess.spawn({
         argv,

@@ -236,6 +236,7 @@ class WorkerDaemon implements WorkerHandle {
       health: (): WorkerHealth => this.#health(),
       uptimeMs: () => Date.now() - this.#startedAtMs,
       runningAttempts: () => this.runningAttempts,
+      execContext: (uid: string) => (this.#closed ? undefined : (this.#table?.get(uid)?.execContext ?? undefined)),
     };
   }
 

@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Metadata, status } from '@grpc/grpc-js';
-import type { sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
+import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
 import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';
 import type { WorkerServiceServer } from '../gen/iris/v1/worker.js';
-import type { ReconcileRequest, ReconcileResponse, WorkerHealth } from '../gen/iris/v1/worker.js';
+import type { ExecInAttemptRequest, ReconcileRequest, ReconcileResponse, WorkerHealth } from '../gen/iris/v1/worker.js';
+import type { ExecOutput } from '../gen/iris/v1/types.js';
+import { execInTaskContext } from './attempt-exec.js';
 
 /** What the gRPC handlers need from the daemon. */
 export interface WorkerServiceBackend {
@@ -13,11 +15,13 @@ export interface WorkerServiceBackend {
   health(): WorkerHealth;
   uptimeMs(): number;
   runningAttempts(): number;
+  /** A RUNNING attempt's workdir and environment, or undefined. */
+  execContext(attemptUid: string): { readonly cwd: string; readonly env: Readonly<Record<string, string>> } | undefined;
 }
 
 /** Builds the `WorkerService` implementation, enforcing the shared token when one is set. */
 export function createWorkerService(backend: WorkerServiceBackend, token: string | undefined): WorkerServiceServer {
-  const authorized = (call: ServerUnaryCall<unknown, unknown>): boolean => {
+  const authorized = (call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): boolean => {
     if (token === undefined) return true;
     const got = call.metadata.get('authorization')[0];
     if (typeof got !== 'string') return false;
@@ -41,6 +45,22 @@ export function createWorkerService(backend: WorkerServiceBackend, token: string
         if (IrisError.hasCode(e, 'IRIS_UNAVAILABLE')) return callback(grpcError(status.UNAVAILABLE, 'IRIS_UNAVAILABLE', e.message));
         callback(grpcError(status.INTERNAL, 'IRIS_INTERNAL', `reconcile failed: ${(e as Error).message}`));
       }
+    },
+    execInAttempt(call: ServerWritableStream<ExecInAttemptRequest, ExecOutput>) {
+      const fail = (code: status, irisCode: IrisErrorCode, message: string) => call.emit('error', grpcError(code, irisCode, message));
+      if (!authorized(call)) return fail(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token');
+      const { attemptUid, argv, timeoutMs } = call.request;
+      if (argv.length === 0 || argv[0] === '') return fail(status.INVALID_ARGUMENT, 'IRIS_INVALID_ARGUMENT', 'no command to run');
+      const context = backend.execContext(attemptUid);
+      if (context === undefined) return fail(status.FAILED_PRECONDITION, 'IRIS_FAILED_PRECONDITION', `attempt ${attemptUid} is not running on this worker`);
+      const gone = new AbortController();
+      call.on('cancelled', () => gone.abort());
+      call.on('error', () => gone.abort());
+      void execInTaskContext({ context, argv, timeoutMs, write: (m) => void call.write(m), signal: gone.signal }).then(
+        () => call.end(),
+        (e: unknown) => fail(status.INTERNAL, 'IRIS_INTERNAL', `exec failed: ${(e as Error).message}`),
+      );
+      return undefined;
     },
     healthCheck(call, callback: sendUnaryData<{ healthy: boolean; uptimeMs: number; runningAttempts: number }>) {
       if (!authorized(call)) return callback(grpcError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));

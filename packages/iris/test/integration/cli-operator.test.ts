@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '@marin/rigging';
 import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
 import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
@@ -121,5 +122,43 @@ describe('iris query', () => {
     const r = await runIris(['query', 'DELETE FROM jobs'], { env });
     expect(r.code).toBe(2);
     expect((await client.listJobs()).length).toBe(before);
+  });
+});
+
+describe('iris task exec', () => {
+  it("runs a command in the running task's workdir and environment, streams its output and returns its exit code", async () => {
+    const jobId = await client.launchJob({
+      name: '/alice/exec-target',
+      command: ['node', '-e', "require('fs').writeFileSync('marker.txt', 'in-the-workdir'); console.log('ready'); setInterval(() => {}, 1000)"],
+      env: { EXEC_PROBE: 'from-the-job' },
+    });
+    expect(await pollUntil(async () => (await client.fetchLogs({ jobId })).entries.some((e) => e.data === 'ready'), { timeoutMs: 60_000 })).toBe(true);
+
+    const r = await runIris(['task', 'exec', `${jobId}/0`, '--', 'sh', '-c', 'cat marker.txt; echo; echo "$EXEC_PROBE"; echo on-stderr >&2; exit 3'], { env });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout.split('\n')).toEqual(['in-the-workdir', 'from-the-job', '']);
+    expect(r.stderr).toBe('on-stderr\n');
+
+    // A bare job id means task 0.
+    const bare = await runIris(['task', 'exec', jobId, '--', 'node', '-e', 'process.exit(0)'], { env });
+    expect(bare.code).toBe(0);
+    await client.terminateJob(jobId);
+  });
+
+  it('refuses a task that is not running with one line, and a command that does not exist ends 127', async () => {
+    const jobId = await client.launchJob({ name: '/alice/exec-done', command: ['node', '-e', '0'] });
+    await client.waitForJob(jobId, { timeoutMs: 60_000 });
+    const r = await runIris(['task', 'exec', `${jobId}/0`, '--', 'true'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    await expect(async () => {
+      for await (const _ of client.execInTask(`${jobId}/0`, ['true'])) void _;
+    }).rejects.toMatchObject({ code: 'IRIS_FAILED_PRECONDITION' });
+
+    const running = await client.launchJob({ name: '/alice/exec-127', command: ['node', '-e', "console.log('ready'); setInterval(() => {}, 1000)"] });
+    expect(await pollUntil(async () => (await client.fetchLogs({ jobId: running })).entries.some((e) => e.data === 'ready'), { timeoutMs: 60_000 })).toBe(true);
+    const missing = await runIris(['task', 'exec', `${running}/0`, '--', 'no-such-binary-here'], { env });
+    expect(missing.code).toBe(127);
+    await client.terminateJob(running);
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '@marin/rigging';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
 import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
@@ -134,6 +135,21 @@ describe('per-user API keys: roles and rules', () => {
     const text = entries.map((e) => e.data).join('\n');
     expect(job.state, text).toBe('SUCCEEDED');
     expect(JSON.parse(text.slice(text.indexOf('{')))).toMatchObject({ user: 'alice', role: 'job', authMode: 'api-keys' });
+  });
+});
+
+describe('per-user API keys: task exec', () => {
+  it("lets a job's owner run a command in its task and refuses another user", async () => {
+    const jobId = await alice.launchJob({ name: 'exec-owned', command: ['node', '-e', "console.log('ready'); setInterval(() => {}, 1000)"] });
+    expect(await pollUntil(async () => (await alice.fetchLogs({ jobId })).entries.some((e) => e.data === 'ready'), { timeoutMs: 60_000 })).toBe(true);
+    const drain = async (c: IrisClient) => {
+      const out: string[] = [];
+      for await (const ev of c.execInTask(`${jobId}/0`, ['node', '-e', 'console.log(process.env.IRIS_JOB_ID)'])) if (ev.kind === 'stdout') out.push(ev.data.toString());
+      return out.join('');
+    };
+    expect((await drain(alice)).trim()).toBe(jobId);
+    await expect(drain(bob)).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await alice.terminateJob(jobId);
   });
 });
 

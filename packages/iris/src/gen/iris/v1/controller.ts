@@ -28,6 +28,7 @@ import {
   Coscheduling,
   Endpoint,
   EnvironmentConfig,
+  ExecOutput,
   ExistingJobPolicy,
   existingJobPolicyFromJSON,
   existingJobPolicyToJSON,
@@ -467,6 +468,13 @@ export interface ListAuditLogRequest {
 
 export interface ListAuditLogResponse {
   entries: AuditEntry[];
+}
+
+export interface ExecInTaskRequest {
+  taskId: string;
+  argv: string[];
+  /** 0: 10 minutes */
+  timeoutMs: number;
 }
 
 function createBaseLaunchJobRequest(): LaunchJobRequest {
@@ -7036,6 +7044,115 @@ export const ListAuditLogResponse: MessageFns<ListAuditLogResponse> = {
   },
 };
 
+function createBaseExecInTaskRequest(): ExecInTaskRequest {
+  return { taskId: "", argv: [], timeoutMs: 0 };
+}
+
+export const ExecInTaskRequest: MessageFns<ExecInTaskRequest> = {
+  encode(message: ExecInTaskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskId !== "") {
+      writer.uint32(10).string(message.taskId);
+    }
+    for (const v of message.argv) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).int64(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecInTaskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecInTaskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.argv.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecInTaskRequest {
+    return {
+      taskId: isSet(object.taskId)
+        ? globalThis.String(object.taskId)
+        : isSet(object.task_id)
+        ? globalThis.String(object.task_id)
+        : "",
+      argv: globalThis.Array.isArray(object?.argv) ? object.argv.map((e: any) => globalThis.String(e)) : [],
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ExecInTaskRequest): unknown {
+    const obj: any = {};
+    if (message.taskId !== "") {
+      obj.taskId = message.taskId;
+    }
+    if (message.argv?.length) {
+      obj.argv = message.argv;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExecInTaskRequest>, I>>(base?: I): ExecInTaskRequest {
+    return ExecInTaskRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExecInTaskRequest>, I>>(object: I): ExecInTaskRequest {
+    const message = createBaseExecInTaskRequest();
+    message.taskId = object.taskId ?? "";
+    message.argv = object.argv?.map((e) => e) || [];
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
+
 /** Served by the controller: job submission and status, worker registration, logs, endpoints, bundles. */
 export type ControllerServiceService = typeof ControllerServiceService;
 export const ControllerServiceService = {
@@ -7150,6 +7267,16 @@ export const ControllerServiceService = {
     requestDeserialize: (value: Buffer): LogQuery => LogQuery.decode(value),
     responseSerialize: (value: FollowLogsResponse): Buffer => Buffer.from(FollowLogsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FollowLogsResponse => FollowLogsResponse.decode(value),
+  },
+  /** Runs a command in a running task's workdir and environment on its worker (the job's owner or an admin). */
+  execInTask: {
+    path: "/iris.v1.ControllerService/ExecInTask" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ExecInTaskRequest): Buffer => Buffer.from(ExecInTaskRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExecInTaskRequest => ExecInTaskRequest.decode(value),
+    responseSerialize: (value: ExecOutput): Buffer => Buffer.from(ExecOutput.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExecOutput => ExecOutput.decode(value),
   },
   registerEndpoint: {
     path: "/iris.v1.ControllerService/RegisterEndpoint" as const,
@@ -7339,6 +7466,8 @@ export interface ControllerServiceServer extends UntypedServiceImplementation {
   pushLogs: handleUnaryCall<PushLogsRequest, PushLogsResponse>;
   fetchLogs: handleUnaryCall<LogQuery, FetchLogsResponse>;
   followLogs: handleServerStreamingCall<LogQuery, FollowLogsResponse>;
+  /** Runs a command in a running task's workdir and environment on its worker (the job's owner or an admin). */
+  execInTask: handleServerStreamingCall<ExecInTaskRequest, ExecOutput>;
   registerEndpoint: handleUnaryCall<RegisterEndpointRequest, RegisterEndpointResponse>;
   unregisterEndpoint: handleUnaryCall<UnregisterEndpointRequest, UnregisterEndpointResponse>;
   listEndpoints: handleUnaryCall<ListEndpointsRequest, ListEndpointsResponse>;
@@ -7532,6 +7661,13 @@ export interface ControllerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<FollowLogsResponse>;
+  /** Runs a command in a running task's workdir and environment on its worker (the job's owner or an admin). */
+  execInTask(request: ExecInTaskRequest, options?: Partial<CallOptions>): ClientReadableStream<ExecOutput>;
+  execInTask(
+    request: ExecInTaskRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ExecOutput>;
   registerEndpoint(
     request: RegisterEndpointRequest,
     callback: (error: ServiceError | null, response: RegisterEndpointResponse) => void,

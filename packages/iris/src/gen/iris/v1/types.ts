@@ -829,6 +829,25 @@ export interface Endpoint_MetadataEntry {
   value: string;
 }
 
+/**
+ * One message of a command run in a running task's workdir and environment (`iris task exec`):
+ * output chunks as they come, then exactly one exit.
+ */
+export interface ExecOutput {
+  chunk?:
+    | { $case: "stdout"; value: Buffer }
+    | { $case: "stderr"; value: Buffer }
+    | { $case: "exit"; value: ExecExit }
+    | undefined;
+}
+
+export interface ExecExit {
+  /** 128 + n when killed by signal n */
+  exitCode: number;
+  /** e.g. SIGKILL after the deadline; empty on a normal exit */
+  signal: string;
+}
+
 function createBaseAttributeValue(): AttributeValue {
   return { v: undefined };
 }
@@ -5540,6 +5559,217 @@ export const Endpoint_MetadataEntry: MessageFns<Endpoint_MetadataEntry> = {
     const message = createBaseEndpoint_MetadataEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseExecOutput(): ExecOutput {
+  return { chunk: undefined };
+}
+
+export const ExecOutput: MessageFns<ExecOutput> = {
+  encode(message: ExecOutput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.chunk?.$case) {
+      case "stdout":
+        writer.uint32(10).bytes(message.chunk.value);
+        break;
+      case "stderr":
+        writer.uint32(18).bytes(message.chunk.value);
+        break;
+      case "exit":
+        ExecExit.encode(message.chunk.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecOutput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecOutput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.chunk = { $case: "stdout", value: Buffer.from(reader.bytes()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.chunk = { $case: "stderr", value: Buffer.from(reader.bytes()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.chunk = { $case: "exit", value: ExecExit.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecOutput {
+    return {
+      chunk: isSet(object.stdout)
+        ? { $case: "stdout", value: Buffer.from(bytesFromBase64(object.stdout)) }
+        : isSet(object.stderr)
+        ? { $case: "stderr", value: Buffer.from(bytesFromBase64(object.stderr)) }
+        : isSet(object.exit)
+        ? { $case: "exit", value: ExecExit.fromJSON(object.exit) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ExecOutput): unknown {
+    const obj: any = {};
+    if (message.chunk?.$case === "stdout") {
+      obj.stdout = base64FromBytes(message.chunk.value);
+    } else if (message.chunk?.$case === "stderr") {
+      obj.stderr = base64FromBytes(message.chunk.value);
+    } else if (message.chunk?.$case === "exit") {
+      obj.exit = ExecExit.toJSON(message.chunk.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExecOutput>, I>>(base?: I): ExecOutput {
+    return ExecOutput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExecOutput>, I>>(object: I): ExecOutput {
+    const message = createBaseExecOutput();
+    switch (object.chunk?.$case) {
+      case "stdout": {
+        if (object.chunk?.value !== undefined && object.chunk?.value !== null) {
+          message.chunk = { $case: "stdout", value: object.chunk.value };
+        }
+        break;
+      }
+      case "stderr": {
+        if (object.chunk?.value !== undefined && object.chunk?.value !== null) {
+          message.chunk = { $case: "stderr", value: object.chunk.value };
+        }
+        break;
+      }
+      case "exit": {
+        if (object.chunk?.value !== undefined && object.chunk?.value !== null) {
+          message.chunk = { $case: "exit", value: ExecExit.fromPartial(object.chunk.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseExecExit(): ExecExit {
+  return { exitCode: 0, signal: "" };
+}
+
+export const ExecExit: MessageFns<ExecExit> = {
+  encode(message: ExecExit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.exitCode !== 0) {
+      writer.uint32(8).int32(message.exitCode);
+    }
+    if (message.signal !== "") {
+      writer.uint32(18).string(message.signal);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecExit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecExit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.exitCode = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.signal = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecExit {
+    return {
+      exitCode: isSet(object.exitCode)
+        ? globalThis.Number(object.exitCode)
+        : isSet(object.exit_code)
+        ? globalThis.Number(object.exit_code)
+        : 0,
+      signal: isSet(object.signal) ? globalThis.String(object.signal) : "",
+    };
+  },
+
+  toJSON(message: ExecExit): unknown {
+    const obj: any = {};
+    if (message.exitCode !== 0) {
+      obj.exitCode = Math.round(message.exitCode);
+    }
+    if (message.signal !== "") {
+      obj.signal = message.signal;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExecExit>, I>>(base?: I): ExecExit {
+    return ExecExit.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExecExit>, I>>(object: I): ExecExit {
+    const message = createBaseExecExit();
+    message.exitCode = object.exitCode ?? 0;
+    message.signal = object.signal ?? "";
     return message;
   },
 };

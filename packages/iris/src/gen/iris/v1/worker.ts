@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -19,6 +21,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import {
+  ExecOutput,
   ResourceUsage,
   RunTaskRequest,
   StopReason,
@@ -32,6 +35,12 @@ import {
 export const protobufPackage = "iris.v1";
 
 export const protobufFileName = "iris/v1/worker.proto";
+
+export interface ExecInAttemptRequest {
+  attemptUid: string;
+  argv: string[];
+  timeoutMs: number;
+}
 
 export interface ReconcileRequest {
   workerId: string;
@@ -101,6 +110,115 @@ export interface WorkerHealthCheckResponse {
   uptimeMs: number;
   runningAttempts: number;
 }
+
+function createBaseExecInAttemptRequest(): ExecInAttemptRequest {
+  return { attemptUid: "", argv: [], timeoutMs: 0 };
+}
+
+export const ExecInAttemptRequest: MessageFns<ExecInAttemptRequest> = {
+  encode(message: ExecInAttemptRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.attemptUid !== "") {
+      writer.uint32(10).string(message.attemptUid);
+    }
+    for (const v of message.argv) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).int64(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecInAttemptRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecInAttemptRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.attemptUid = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.argv.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecInAttemptRequest {
+    return {
+      attemptUid: isSet(object.attemptUid)
+        ? globalThis.String(object.attemptUid)
+        : isSet(object.attempt_uid)
+        ? globalThis.String(object.attempt_uid)
+        : "",
+      argv: globalThis.Array.isArray(object?.argv) ? object.argv.map((e: any) => globalThis.String(e)) : [],
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ExecInAttemptRequest): unknown {
+    const obj: any = {};
+    if (message.attemptUid !== "") {
+      obj.attemptUid = message.attemptUid;
+    }
+    if (message.argv?.length) {
+      obj.argv = message.argv;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExecInAttemptRequest>, I>>(base?: I): ExecInAttemptRequest {
+    return ExecInAttemptRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExecInAttemptRequest>, I>>(object: I): ExecInAttemptRequest {
+    const message = createBaseExecInAttemptRequest();
+    message.attemptUid = object.attemptUid ?? "";
+    message.argv = object.argv?.map((e) => e) || [];
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
 
 function createBaseReconcileRequest(): ReconcileRequest {
   return { workerId: "", desired: [], acceptedWorkerTimeMs: 0, livenessGraceMs: 0 };
@@ -1211,11 +1329,23 @@ export const WorkerServiceService = {
       Buffer.from(WorkerHealthCheckResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WorkerHealthCheckResponse => WorkerHealthCheckResponse.decode(value),
   },
+  /** Runs a command in a RUNNING attempt's workdir and environment (the controller checks who may). */
+  execInAttempt: {
+    path: "/iris.v1.WorkerService/ExecInAttempt" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ExecInAttemptRequest): Buffer => Buffer.from(ExecInAttemptRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExecInAttemptRequest => ExecInAttemptRequest.decode(value),
+    responseSerialize: (value: ExecOutput): Buffer => Buffer.from(ExecOutput.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExecOutput => ExecOutput.decode(value),
+  },
 } as const;
 
 export interface WorkerServiceServer extends UntypedServiceImplementation {
   reconcile: handleUnaryCall<ReconcileRequest, ReconcileResponse>;
   healthCheck: handleUnaryCall<WorkerHealthCheckRequest, WorkerHealthCheckResponse>;
+  /** Runs a command in a RUNNING attempt's workdir and environment (the controller checks who may). */
+  execInAttempt: handleServerStreamingCall<ExecInAttemptRequest, ExecOutput>;
 }
 
 export interface WorkerServiceClient extends Client {
@@ -1249,6 +1379,13 @@ export interface WorkerServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WorkerHealthCheckResponse) => void,
   ): ClientUnaryCall;
+  /** Runs a command in a RUNNING attempt's workdir and environment (the controller checks who may). */
+  execInAttempt(request: ExecInAttemptRequest, options?: Partial<CallOptions>): ClientReadableStream<ExecOutput>;
+  execInAttempt(
+    request: ExecInAttemptRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ExecOutput>;
 }
 
 export const WorkerServiceClient = makeGenericClientConstructor(
