@@ -5,7 +5,7 @@ import { jobHref, time } from '../format.ts';
 import { navigate } from '../router.ts';
 import { StepOutputPanel } from './step-output.tsx';
 
-const NODE_W = 220;
+const NODE_W = 250;
 const NODE_H = 54;
 const GAP_X = 70;
 const GAP_Y = 24;
@@ -95,7 +95,7 @@ function statusClass(status: string | null): string {
 /** The node's first line: `name@version` for an ArtifactStep, else the step name; long names keep their end. */
 function nodeLabel(s: ExperimentStepView): string {
   const label = s.artifact ? s.artifact.id : s.name;
-  return label.length > 28 ? `…${label.slice(-27)}` : label;
+  return label.length > 31 ? `…${label.slice(-30)}` : label;
 }
 
 /** The node's second line: status, and for an artifact its stored fingerprint or the drift marker. */
