@@ -28,12 +28,34 @@ export function tickLabel(v: number): string {
   const a = Math.abs(v);
   if (a >= 1e6) return `${Number((v / 1e6).toPrecision(3))}M`;
   if (a >= 1e4) return `${Number((v / 1e3).toPrecision(3))}k`;
-  if (a !== 0 && a < 1e-3) return v.toExponential(1);
+  if (a !== 0 && a < 1e-3) return Number(v.toPrecision(2)).toExponential();
   return String(Number(v.toPrecision(3)));
 }
 
-/** An SVG line chart with axes, tick labels, axis titles and a legend; no chart library. */
-export function LineChart({ title, yLabel, series, xLabel = 'step' }: { title: string; yLabel: string; series: readonly ChartSeries[]; xLabel?: string }) {
+/** The x and y ranges covering every point of `series`, or null when there is none. */
+export function extentOf(series: readonly ChartSeries[]): Extent | null {
+  let e: Extent | null = null;
+  for (const s of series) {
+    for (const [x, y] of s.points) {
+      e = e === null ? { x0: x, x1: x, y0: y, y1: y } : { x0: Math.min(e.x0, x), x1: Math.max(e.x1, x), y0: Math.min(e.y0, y), y1: Math.max(e.y1, y) };
+    }
+  }
+  return e;
+}
+
+/** A chart's data ranges. */
+export interface Extent {
+  readonly x0: number;
+  readonly x1: number;
+  readonly y0: number;
+  readonly y1: number;
+}
+
+/**
+ * An SVG line chart with axes, tick labels, axis titles and a legend; no chart library. `extent` fixes
+ * the ranges (two runs compared side by side share them); by default they cover the series.
+ */
+export function LineChart({ title, yLabel, series, xLabel = 'step', extent }: { title: string; yLabel: string; series: readonly ChartSeries[]; xLabel?: string; extent?: Extent | null }) {
   const drawn = series.filter((s) => s.points.length > 0);
   if (drawn.length === 0) {
     return (
@@ -43,18 +65,11 @@ export function LineChart({ title, yLabel, series, xLabel = 'step' }: { title: s
       </figure>
     );
   }
-  let x0 = Infinity;
-  let x1 = -Infinity;
-  let y0 = Infinity;
-  let y1 = -Infinity;
-  for (const s of drawn) {
-    for (const [x, y] of s.points) {
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y);
-    }
-  }
+  const e = extent ?? extentOf(drawn)!;
+  const x0 = e.x0;
+  let x1 = e.x1;
+  let y0 = e.y0;
+  let y1 = e.y1;
   if (x1 === x0) x1 = x0 + 1;
   if (y1 === y0) {
     const d = Math.abs(y0) * 0.1 || 1;

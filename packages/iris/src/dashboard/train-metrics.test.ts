@@ -45,6 +45,21 @@ describe('parseTrainMetrics', () => {
   });
 });
 
+describe('readTrainMetrics on validation sets', () => {
+  it('leaves out the untagged eval/loss when it repeats the only validation set, keeps it otherwise', async () => {
+    const one = join(root, 'one-abc123');
+    mkdirSync(one);
+    writeFileSync(join(one, 'metrics.jsonl'), '{"step": 10, "eval/loss": 6.338519096374512, "eval/web/loss": 6.33851957321167, "eval/bpb": 2, "eval/web/bpb": 2}\n');
+    const m1 = await readTrainMetrics(one);
+    expect(Object.keys(m1!.evalLoss)).toEqual(['web']);
+    expect(Object.keys(m1!.evalBpb)).toEqual(['web']);
+    const two = join(root, 'two-abc123');
+    mkdirSync(two);
+    writeFileSync(join(two, 'metrics.jsonl'), '{"step": 10, "eval/loss": 5.5, "eval/web/loss": 5, "eval/code/loss": 6}\n');
+    expect(Object.keys((await readTrainMetrics(two))!.evalLoss)).toEqual(['code', 'validation', 'web']);
+  });
+});
+
 describe('downsample', () => {
   it('keeps short series whole, sorted by step, with the last value of a repeated step', () => {
     expect(downsample([[2, 1], [0, 3], [1, 2], [2, 5]])).toEqual({ points: [[0, 3], [1, 2], [2, 5]], total: 3 });

@@ -144,9 +144,21 @@ export function downsample(points: readonly [number, number][], maxPoints = MAX_
   return { points: kept, total };
 }
 
+/** Same steps and values within float32 rounding (Levanter computes the average and the set's loss apart). */
+function sameSeries(a: readonly [number, number][], b: readonly [number, number][]): boolean {
+  return a.length === b.length && a.every(([s, v], i) => s === b[i]![0] && Math.abs(v - b[i]![1]) <= 1e-5 * Math.max(1, Math.abs(v)));
+}
+
+/**
+ * Each validation set's series; the untagged one (`eval/loss`, Levanter's average over the sets) is left
+ * out when it repeats a tagged set point for point (within float32 rounding), as it does with a single
+ * validation set.
+ */
 function downsampleAll(map: Map<string, [number, number][]>): Record<string, MetricSeries> {
   const out: Record<string, MetricSeries> = {};
-  for (const tag of [...map.keys()].sort()) out[tag] = downsample(map.get(tag)!);
+  const untagged = map.get('validation');
+  const repeated = untagged !== undefined && [...map].some(([tag, s]) => tag !== 'validation' && sameSeries(s, untagged));
+  for (const tag of [...map.keys()].sort()) if (!(repeated && tag === 'validation')) out[tag] = downsample(map.get(tag)!);
   return out;
 }
 

@@ -96,7 +96,12 @@ describe('dashboard in headless Chromium', () => {
     await client.waitForJob(jobId);
     await page.goto(`${controller.dashboardUrl}#/job?id=${encodeURIComponent(jobId)}`);
     await page.locator('.log-lines .line', { hasText: 'plain stdout' }).waitFor({ timeout: 20_000 });
-    const colour = (text: string) => page.locator('.log-lines .line', { hasText: text }).evaluate((el) => ({ cls: el.className, color: getComputedStyle(el).color }));
+    // The line's classes and computed colour, read in the page (the test's own types have no DOM).
+    const colour = (text: string) =>
+      page.locator('.log-lines .line', { hasText: text }).evaluate((el) => {
+        const view = globalThis as unknown as { getComputedStyle(e: unknown): { color: string } };
+        return { cls: el.className, color: view.getComputedStyle(el).color };
+      });
     const warning = await colour('No GPU/TPU found');
     const info = await colour('levanter.trainer Training');
     const error = await colour('step failed');

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { StepOutputView, StepRunsView, TrainMetricsView } from '../../src/dashboard/api-types.ts';
 import { getJson } from '../api.ts';
-import { LineChart } from '../charts.tsx';
+import { extentOf, LineChart } from '../charts.tsx';
+import type { ChartSeries, Extent } from '../charts.tsx';
 import { time } from '../format.ts';
 
 function useStepOutput(prefix: string, path: string): { data: StepOutputView | null; error: string } {
@@ -16,22 +17,30 @@ function useStepOutput(prefix: string, path: string): { data: StepOutputView | n
   return { data, error };
 }
 
-function MetricsCharts({ m }: { m: TrainMetricsView }) {
-  const evalTags = Object.keys(m.evalLoss);
-  return (
-    <div class="charts">
-      <LineChart
-        title="Loss"
-        yLabel="loss"
-        series={[{ name: 'train', points: m.trainLoss.points }, ...evalTags.map((t) => ({ name: `eval ${t}`, points: m.evalLoss[t]!.points }))]}
-      />
-      <LineChart title="Learning rate" yLabel="learning rate" series={[{ name: 'learning rate', points: m.learningRate.points }]} />
-      <LineChart title="Tokens/s" yLabel="tokens/s" series={[{ name: 'tokens/s', points: m.tokensPerSecond.points }]} />
-      {Object.keys(m.evalBpb).length > 0 && (
-        <LineChart title="Validation bits per byte" yLabel="bpb" series={Object.entries(m.evalBpb).map(([t, s]) => ({ name: t, points: s.points }))} />
-      )}
-    </div>
-  );
+/** The charts of a train step's metrics, in page order. */
+function chartsOf(m: TrainMetricsView): { title: string; yLabel: string; series: ChartSeries[] }[] {
+  const charts = [
+    { title: 'Loss', yLabel: 'loss', series: [{ name: 'train', points: m.trainLoss.points }, ...Object.entries(m.evalLoss).map(([t, s]) => ({ name: `eval ${t}`, points: s.points }))] },
+    { title: 'Learning rate', yLabel: 'learning rate', series: [{ name: 'learning rate', points: m.learningRate.points }] },
+    { title: 'Tokens/s', yLabel: 'tokens/s', series: [{ name: 'tokens/s', points: m.tokensPerSecond.points }] },
+  ];
+  if (Object.keys(m.evalBpb).length > 0) charts.push({ title: 'Validation bits per byte', yLabel: 'bpb', series: Object.entries(m.evalBpb).map(([t, s]) => ({ name: t, points: s.points })) });
+  return charts;
+}
+
+/** Per chart title, the ranges covering both runs, so two runs side by side are drawn on the same axes. */
+function sharedExtents(runs: readonly (StepOutputView | null)[]): Map<string, Extent> {
+  const out = new Map<string, Extent>();
+  for (const run of runs) {
+    if (!run?.metrics) continue;
+    for (const c of chartsOf(run.metrics)) {
+      const e = extentOf(c.series);
+      if (e === null) continue;
+      const had = out.get(c.title);
+      out.set(c.title, had === undefined ? e : { x0: Math.min(had.x0, e.x0), x1: Math.max(had.x1, e.x1), y0: Math.min(had.y0, e.y0), y1: Math.max(had.y1, e.y1) });
+    }
+  }
+  return out;
 }
 
 function fmt(v: number): string {
@@ -39,8 +48,7 @@ function fmt(v: number): string {
 }
 
 /** What one output of a step holds: its charts, its eval table, its artifact record. */
-export function StepOutputColumn({ prefix, path }: { prefix: string; path: string }) {
-  const { data, error } = useStepOutput(prefix, path);
+function StepOutputColumn({ data, error, extents }: { data: StepOutputView | null; error: string; extents: Map<string, Extent> | null }) {
   useEffect(() => {
     // The first charts on screen, which the browser test and the bench measure.
     if (data?.metrics && performance.getEntriesByName('iris-charts-rendered').length === 0) performance.mark('iris-charts-rendered');
@@ -58,7 +66,11 @@ export function StepOutputColumn({ prefix, path }: { prefix: string; path: strin
             {m.lastStep !== null ? ` · last step ${m.lastStep}` : ''}
             {m.trainLoss.total > m.trainLoss.points.length ? ` · drawn with ${m.trainLoss.points.length} of ${m.trainLoss.total.toLocaleString('en-US')} points` : ''}
           </p>
-          <MetricsCharts m={m} />
+          <div class="charts">
+            {chartsOf(m).map((c) => (
+              <LineChart key={c.title} title={c.title} yLabel={c.yLabel} series={c.series} extent={extents?.get(c.title) ?? null} />
+            ))}
+          </div>
         </>
       )}
       {data.evalResults !== null && (
@@ -108,6 +120,9 @@ export function StepOutputPanel({ prefix, name, path, compare, onCompare }: { pr
     getJson<StepRunsView>('step-runs', { prefix, path }).then(setRuns, () => setRuns(null));
   }, [prefix, path]);
   const others = (runs?.runs ?? []).filter((r) => r.outputPath !== path);
+  const a = useStepOutput(prefix, path);
+  const b = useStepOutput(prefix, compare);
+  const extents = compare === '' ? null : sharedExtents([a.data, b.data]);
   return (
     <section class="step-panel">
       <div class="title-row">
@@ -125,8 +140,8 @@ export function StepOutputPanel({ prefix, name, path, compare, onCompare }: { pr
         </label>
       </div>
       <div class={compare === '' ? 'runs one' : 'runs two'}>
-        <StepOutputColumn prefix={prefix} path={path} />
-        {compare !== '' && <StepOutputColumn prefix={prefix} path={compare} />}
+        <StepOutputColumn data={a.data} error={a.error} extents={extents} />
+        {compare !== '' && <StepOutputColumn data={b.data} error={b.error} extents={extents} />}
       </div>
     </section>
   );
