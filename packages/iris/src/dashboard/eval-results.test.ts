@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { evalResultRows } from './eval-results.js';
 
 describe('evalResultRows', () => {
-  it("turns results.json into task, metric, value and stderr rows, skipping aliases and stderr keys", () => {
+  it("turns results.json into task, metric, value and stderr rows, skipping aliases, bookkeeping and stderr keys", () => {
     const doc = {
       results: {
-        tiny_mc: { alias: 'tiny_mc', 'acc,none': 0.5, 'acc_stderr,none': 0.1, 'acc_norm,none': 0.25, 'acc_norm_stderr,none': 'N/A' },
+        tiny_mc: { alias: 'tiny_mc', sample_len: 20, 'acc,none': 0.5, 'acc_stderr,none': 0.1, 'acc_norm,none': 0.25, 'acc_norm_stderr,none': 'N/A' },
         validation: { alias: 'validation', 'loss,none': 6.1, 'bits_per_byte,none': 2.2 },
         filtered: { 'exact_match,strict-match': 0.75, 'exact_match_stderr,strict-match': 0.05 },
       },

@@ -10,7 +10,8 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 
 /**
  * The rows of an eval step's `results.json`: per task (in the file's order), each numeric metric
- * `<metric>,<filter>` with its `<metric>_stderr,<filter>` (null when absent or lm-eval's "N/A").
+ * `<metric>,<filter>` with its `<metric>_stderr,<filter>` (null when absent or lm-eval's "N/A");
+ * keys without a filter (`alias`, `sample_len`) are not metrics.
  * The filter is kept in the metric's name only when it is not `none`.
  */
 export function evalResultRows(doc: unknown): EvalResultRow[] {
@@ -19,15 +20,16 @@ export function evalResultRows(doc: unknown): EvalResultRow[] {
   for (const [task, metrics] of Object.entries(doc['results'])) {
     if (!isRecord(metrics)) continue;
     for (const [key, value] of Object.entries(metrics)) {
-      if (typeof value !== 'number' || key === 'alias') continue;
+      // lm-eval names every metric `<metric>,<filter>`; keys without a filter (`alias`, `sample_len`) are bookkeeping.
       const comma = key.indexOf(',');
-      const metric = comma < 0 ? key : key.slice(0, comma);
-      const filter = comma < 0 ? '' : key.slice(comma + 1);
+      if (typeof value !== 'number' || comma < 0) continue;
+      const metric = key.slice(0, comma);
+      const filter = key.slice(comma + 1);
       if (metric.endsWith('_stderr')) continue;
-      const stderr = metrics[`${metric}_stderr${comma < 0 ? '' : `,${filter}`}`];
+      const stderr = metrics[`${metric}_stderr,${filter}`];
       rows.push({
         task,
-        metric: filter === '' || filter === 'none' ? metric : `${metric} (${filter})`,
+        metric: filter === 'none' ? metric : `${metric} (${filter})`,
         value,
         stderr: typeof stderr === 'number' && Number.isFinite(stderr) ? stderr : null,
       });
