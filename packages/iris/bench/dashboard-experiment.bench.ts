@@ -58,6 +58,8 @@ export interface DashboardExperimentBench {
   fileBytes: number;
   fcpMs: number[];
   chartsMs: number[];
+  /** First contentful paint of the jobs page (no experiment data) on the same controller and browser: the baseline. */
+  jobsFcpMs: number[];
 }
 
 export async function runDashboardExperimentBench(): Promise<DashboardExperimentBench> {
@@ -68,6 +70,7 @@ export async function runDashboardExperimentBench(): Promise<DashboardExperiment
   const browser = await launchChromium();
   const fcpMs: number[] = [];
   const chartsMs: number[] = [];
+  const jobsFcpMs: number[] = [];
   try {
     const url = `${controller.dashboardUrl}#/experiment?prefix=${encodeURIComponent(prefix)}&file=big-123456.json&step=0`;
     for (let i = 0; i < LOADS + 1; i++) {
@@ -83,6 +86,11 @@ export async function runDashboardExperimentBench(): Promise<DashboardExperiment
       if (i === 0) continue;
       fcpMs.push(t.fcp);
       chartsMs.push(t.charts);
+      const jobs = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await jobs.goto(`${controller.dashboardUrl}#/jobs`);
+      await jobs.locator('table.jobs').waitFor({ timeout: 60_000 });
+      jobsFcpMs.push(await jobs.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1));
+      await jobs.close();
     }
   } finally {
     await browser.close();
@@ -90,7 +98,7 @@ export async function runDashboardExperimentBench(): Promise<DashboardExperiment
     rmSync(prefix, { recursive: true, force: true });
     rmSync(assets, { recursive: true, force: true });
   }
-  return { steps: STEPS, fileBytes: bytes, fcpMs, chartsMs };
+  return { steps: STEPS, fileBytes: bytes, fcpMs, chartsMs, jobsFcpMs };
 }
 
 export function formatDashboardExperimentBench(r: DashboardExperimentBench): string {
@@ -99,6 +107,7 @@ export function formatDashboardExperimentBench(r: DashboardExperimentBench): str
     `experiment page, ${r.steps.toLocaleString('en-US')}-step train run (${(r.fileBytes / 1e6).toFixed(1)} MB of json_logger records), ${r.fcpMs.length} loads`,
     `  first contentful paint: ${f(r.fcpMs)}`,
     `  charts rendered:        ${f(r.chartsMs)}`,
+    `  baseline, jobs page first contentful paint: ${f(r.jobsFcpMs)}`,
   ].join('\n');
 }
 
