@@ -146,7 +146,7 @@ export interface MetricSeries {
 export interface TrainMetricsView {
   /** The file read, relative to the step's output path. */
   readonly file: string;
-  /** Per-step records in it. */
+  /** Per-step records in it that hold a metric drawn (Levanter logs several records per step). */
   readonly records: number;
   readonly lastStep: number | null;
   readonly trainLoss: MetricSeries;

@@ -18,6 +18,7 @@ describe('parseTrainMetrics', () => {
       '{"step": 2, "loss/train": 5.8',
       'not json at all',
       '{"no_step": true, "loss/train": 1}',
+      '{"step": 1, "throughput/hook_time": 0.001}',
     ].join('\n');
     const m = parseTrainMetrics(text);
     expect(m.records).toBe(2);

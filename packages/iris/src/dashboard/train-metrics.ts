@@ -47,8 +47,12 @@ function flattenInto(value: Record<string, unknown>, prefix: string, out: Record
   }
 }
 
-/** One line's step and flat metrics, or null for a line that is not a per-step record. */
+/** Every key drawn contains one of these, so a line with none of them is skipped without parsing it. */
+const DRAWN = /loss|learning_rate|tokens_per_second|bpb/;
+
+/** One line's step and flat metrics, or null for a line that is not a per-step record or holds nothing drawn. */
 function recordOf(line: string): { step: number; metrics: Record<string, unknown> } | null {
+  if (!DRAWN.test(line)) return null;
   let text = line;
   const logger = line.indexOf(LEVANTER_LOGGER);
   if (logger >= 0) text = line.slice(line.indexOf('{', logger));
@@ -102,6 +106,7 @@ export function parseTrainMetrics(text: string): RawTrainMetrics {
     push(out.learningRate, r.step, firstNumber(r.metrics, LEARNING_RATE));
     push(out.tokensPerSecond, r.step, firstNumber(r.metrics, TOKENS_PER_SECOND));
     for (const [key, v] of Object.entries(r.metrics)) {
+      if (!key.startsWith('eval/')) continue;
       const m = EVAL_KEY.exec(key);
       if (m === null || typeof v !== 'number' || !Number.isFinite(v)) continue;
       const tag = m[1] ?? 'validation';
