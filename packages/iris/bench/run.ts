@@ -14,3 +14,6 @@ console.log('\n## cluster');
 console.log(formatClusterBench(await runClusterBench()));
 console.log('\n## worker');
 await import('./worker.bench.js');
+console.log('\n## dashboard');
+const { formatDashboardExperimentBench, runDashboardExperimentBench } = await import('./dashboard-experiment.bench.js');
+console.log(formatDashboardExperimentBench(await runDashboardExperimentBench()));

@@ -115,6 +115,71 @@ export interface ExperimentStepView {
   readonly previousRun: { readonly outputPath: string; readonly changes: readonly VersionChange[] } | null;
   /** Jobs of this controller that ran the step remotely. */
   readonly jobs: readonly { readonly jobId: string; readonly state: JobState }[];
+  /** For an ArtifactStep (`{prefix}/{name}/{version}`): its identity, the plan's fingerprint and what its record says. */
+  readonly artifact?: ArtifactStepView | null;
+}
+
+/** An ArtifactStep of an experiment file, compared with the `.artifact.json` record at its output. */
+export interface ArtifactStepView {
+  /** `name@version`. */
+  readonly id: string;
+  readonly version: string;
+  /** The fingerprint the plan computed (the experiment file's `config.fingerprint`), when it carries one. */
+  readonly planFingerprint: string | null;
+  /** Dependencies as `name@version`. */
+  readonly deps: readonly string[];
+  /** The record's fingerprint; null when no record is stored (never built, pinned, or outside the prefix). */
+  readonly recordFingerprint: string | null;
+  readonly resultType: string | null;
+  /** True when both fingerprints are known and differ (the recipe changed without a version bump). */
+  readonly drift: boolean;
+}
+
+/** One metric over training steps, `[step, value]` in step order, downsampled to at most 1,000 points. */
+export interface MetricSeries {
+  readonly points: readonly (readonly [number, number])[];
+  /** Points before downsampling. */
+  readonly total: number;
+}
+
+/** A train step's metrics read from the files it writes. */
+export interface TrainMetricsView {
+  /** The file read, relative to the step's output path. */
+  readonly file: string;
+  /** Per-step records in it that hold a metric drawn (Levanter logs several records per step). */
+  readonly records: number;
+  readonly lastStep: number | null;
+  readonly trainLoss: MetricSeries;
+  readonly learningRate: MetricSeries;
+  readonly tokensPerSecond: MetricSeries;
+  /** Validation loss per validation set (`validation` for the untagged one). */
+  readonly evalLoss: Readonly<Record<string, MetricSeries>>;
+  readonly evalBpb: Readonly<Record<string, MetricSeries>>;
+}
+
+/** One row of an eval step's results table. */
+export interface EvalResultRow {
+  readonly task: string;
+  readonly metric: string;
+  readonly value: number;
+  readonly stderr: number | null;
+}
+
+/** `GET /api/step-output?prefix=&path=`: what a step's output holds that the page can draw. */
+export interface StepOutputView {
+  readonly outputPath: string;
+  /** The step name its `.executor_info` (or `.artifact.json`) gives. */
+  readonly name: string | null;
+  readonly status: string | null;
+  readonly metrics: TrainMetricsView | null;
+  readonly evalResults: readonly EvalResultRow[] | null;
+  readonly artifact: { readonly id: string; readonly fingerprint: string; readonly resultType: string; readonly deps: readonly string[] } | null;
+}
+
+/** `GET /api/step-runs?prefix=&path=`: output paths of runs of the same step name, newest first (the asked one included). */
+export interface StepRunsView {
+  readonly name: string | null;
+  readonly runs: readonly { readonly outputPath: string; readonly mtimeMs: number }[];
 }
 
 /** `GET /api/experiment?prefix=&file=`. */

@@ -15,6 +15,8 @@ import type {
   BudgetsResponse,
   ExperimentListResponse,
   ExperimentView,
+  StepOutputView,
+  StepRunsView,
   JobDetailResponse,
   JobListResponse,
   LogPageResponse,
@@ -24,6 +26,7 @@ import type {
 } from './api-types.js';
 import { servedPrefix } from './experiment-access.js';
 import { listExperiments, readExperimentView } from './experiment-files.js';
+import { listStepRuns, readStepOutput } from './step-outputs.js';
 
 /** What the JSON API needs from the controller: the same state the gRPC handlers use. */
 export interface DashboardApiDeps {
@@ -247,4 +250,17 @@ export async function experiment(deps: DashboardApiDeps, params: URLSearchParams
       return { ...s, jobs: rows.map((r) => ({ jobId: r.job_id, state: jobStateFromProto(r.state) })) };
     }),
   };
+}
+
+/**
+ * `GET /api/step-output?prefix=&path=`: a step output's train metrics, eval results and artifact record,
+ * read from the files the step wrote; only for a served prefix and a path under it.
+ */
+export async function stepOutput(deps: DashboardApiDeps, params: URLSearchParams): Promise<StepOutputView> {
+  return readStepOutput(await servedPrefixOf(deps, params), required(params, 'path'));
+}
+
+/** `GET /api/step-runs?prefix=&path=`: the output paths of the runs of that output's step, to compare two. */
+export async function stepRuns(deps: DashboardApiDeps, params: URLSearchParams): Promise<StepRunsView> {
+  return listStepRuns(await servedPrefixOf(deps, params), required(params, 'path'));
 }

@@ -17,7 +17,7 @@ import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
 import { guardedDashboardStop, readLoginForm, whoAmI } from './dashboard-identity.js';
 import { DashboardSessions, loginPage } from './dashboard-sessions.js';
 import { allowedDashboardHosts, bindHostOf, hostHeaderName } from './dashboard-hosts.js';
-import { autoscaler, budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stopJob, workers } from './dashboard-api.js';
+import { autoscaler, budgets, experiment, experiments, jobDetail, listJobsPage, logPage, logQueryOf, overview, stepOutput, stepRuns, stopJob, workers } from './dashboard-api.js';
 import type { DashboardApiDeps } from './dashboard-api.js';
 
 /** Options of {@link startDashboardServer}. */
@@ -162,6 +162,10 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
           return sendJson(res, 200, await experiments(options, params));
         case '/api/experiment':
           return sendJson(res, 200, await experiment(options, params));
+        case '/api/step-output':
+          return sendJson(res, 200, await stepOutput(options, params));
+        case '/api/step-runs':
+          return sendJson(res, 200, await stepRuns(options, params));
       }
     }
     throw new IrisError('IRIS_NOT_FOUND', `no API route ${req.method} ${path}`);

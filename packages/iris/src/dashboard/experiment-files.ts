@@ -1,12 +1,14 @@
 import { FloatValue, RiggingError, filesystemFor, parsePyJson, pyJsonDumps } from '@marin/rigging';
 import { IrisError } from '../errors.js';
-import type { ExperimentStepView, ExperimentSummary, ExperimentView, VersionChange } from './api-types.js';
+import type { ArtifactStepView, ExperimentStepView, ExperimentSummary, ExperimentView, VersionChange } from './api-types.js';
 import { canonicalPrefix, isUnder, readSmallFile } from './experiment-access.js';
 
 /** Where the executor writes one JSON file per experiment run, under the prefix. */
 const EXPERIMENTS_DIR = 'experiments';
 const STATUS_FILE = '.executor_status';
 const INFO_FILE = '.executor_info';
+/** An ArtifactStep's record beside its output. */
+const RECORD_FILE = '.artifact.json';
 /** The newest experiment files listed (and read for their summary). */
 const MAX_LISTED = 200;
 /** Earlier versions of one step examined when looking for the previous run. */
@@ -31,7 +33,7 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 }
 
 /** A bookkeeping file's text, or null when it is missing, unreadable, not regular or too large (best effort). */
-async function readOrNull(url: string): Promise<string | null> {
+export async function readOrNull(url: string): Promise<string | null> {
   try {
     return await readSmallFile(url, lastSegment(url));
   } catch (e) {
@@ -172,6 +174,36 @@ async function previousRun(outputPath: string, name: string, canonical: string):
   return null;
 }
 
+/**
+ * The ArtifactStep view of an experiment file's step: the artifact run writes each artifact as an entry
+ * whose `config` holds `fingerprint`, `version` and `deps` (`name@version`); other steps give null.
+ * `recordText` is the `.artifact.json` at its output (null when absent or unread).
+ */
+export function artifactStepView(step: Record<string, unknown>, recordText: string | null): ArtifactStepView | null {
+  const config = step['config'];
+  if (!isRecord(config) || typeof config['version'] !== 'string' || !Array.isArray(config['deps']) || typeof step['name'] !== 'string') return null;
+  const planFingerprint = typeof config['fingerprint'] === 'string' ? config['fingerprint'] : null;
+  let record: Record<string, unknown> | null = null;
+  if (recordText !== null) {
+    try {
+      const doc = parsePyJson(recordText);
+      if (isRecord(doc)) record = doc;
+    } catch {
+      // A torn or foreign record reads as none.
+    }
+  }
+  const recordFingerprint = typeof record?.['fingerprint'] === 'string' ? record['fingerprint'] : null;
+  return {
+    id: `${step['name']}@${config['version']}`,
+    version: config['version'],
+    planFingerprint,
+    deps: config['deps'].filter((d): d is string => typeof d === 'string'),
+    recordFingerprint,
+    resultType: typeof record?.['result_type'] === 'string' ? record['result_type'] : typeof config['result_type'] === 'string' ? config['result_type'] : null,
+    drift: planFingerprint !== null && recordFingerprint !== null && planFingerprint !== recordFingerprint,
+  };
+}
+
 /** An experiment file's name as the API takes it: one path segment ending in `.json`. */
 const EXPERIMENT_FILE = /^[^/\\\0]+\.json$/;
 
@@ -207,9 +239,11 @@ export async function readExperimentView(prefix: string, file: string): Promise<
       const deps = Array.isArray(s['dependencies']) ? s['dependencies'].filter((d): d is string => typeof d === 'string') : [];
       // Only the prefix's own outputs are read: a step may name any path, the dashboard reads none elsewhere.
       const readable = outputPath !== '' && isUnder(outputPath, canonical);
-      const [status, previous] = await Promise.all([
+      const isArtifact = artifactStepView(s, null) !== null;
+      const [status, previous, record] = await Promise.all([
         readable ? readOrNull(join(outputPath, STATUS_FILE)).then(parseStepStatus) : null,
-        readable ? previousRun(outputPath, name, canonical) : null,
+        readable && !isArtifact ? previousRun(outputPath, name, canonical) : null,
+        readable && isArtifact ? readOrNull(join(outputPath, RECORD_FILE)) : null,
       ]);
       return {
         index,
@@ -221,6 +255,7 @@ export async function readExperimentView(prefix: string, file: string): Promise<
         externalDependencies: deps.filter((d) => !byOutput.has(d.replace(/\/+$/, ''))),
         previousRun: previous === null ? null : { outputPath: previous.path, changes: diffVersions(previous.version, s['version']) },
         jobs: [],
+        artifact: isArtifact ? artifactStepView(s, record) : null,
       };
     }),
   );

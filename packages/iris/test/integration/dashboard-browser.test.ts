@@ -84,6 +84,41 @@ describe('dashboard in headless Chromium', () => {
     expect((await client.waitForJob(jobId)).state).toBe('SUCCEEDED');
   });
 
+  it('colours log lines by the level they state, not every stderr line red', async () => {
+    const script = [
+      `echo 'W1126 02:39:22.123456 1 xla_bridge.py:900] No GPU/TPU found' >&2`,
+      `echo 'I20261126 02:39:22 1 levanter.trainer Training' >&2`,
+      `echo 'ERROR:root:step failed' >&2`,
+      `echo 'plain progress on stderr' >&2`,
+      `echo 'plain stdout'`,
+    ].join('; ');
+    const jobId = await client.launchJob({ name: 'dash-levels', command: ['sh', '-c', script], user: 'alice' });
+    await client.waitForJob(jobId);
+    await page.goto(`${controller.dashboardUrl}#/job?id=${encodeURIComponent(jobId)}`);
+    await page.locator('.log-lines .line', { hasText: 'plain stdout' }).waitFor({ timeout: 20_000 });
+    // The line's classes and computed colour, read in the page (the test's own types have no DOM).
+    const colour = (text: string) =>
+      page.locator('.log-lines .line', { hasText: text }).evaluate((el) => {
+        const view = globalThis as unknown as { getComputedStyle(e: unknown): { color: string } };
+        return { cls: el.className, color: view.getComputedStyle(el).color };
+      });
+    const warning = await colour('No GPU/TPU found');
+    const info = await colour('levanter.trainer Training');
+    const error = await colour('step failed');
+    const plainErr = await colour('plain progress on stderr');
+    const plainOut = await colour('plain stdout');
+    expect(warning.cls).toContain('lvl-warning');
+    expect(info.cls).toContain('lvl-info');
+    expect(error.cls).toContain('lvl-error');
+    expect(plainErr.cls).toContain('src-stderr');
+    expect(plainErr.cls).toContain('lvl-none');
+    // Only the error line is red; an info or unlabelled stderr line looks like stdout.
+    expect(new Set([warning.color, error.color, plainOut.color]).size).toBe(3);
+    expect(info.color).toBe(plainOut.color);
+    expect(plainErr.color).toBe(plainOut.color);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'dashboard-log-levels.png') });
+  });
+
   it('stopping a job from the page (with confirmation) ends it', async () => {
     const jobId = await client.launchJob({ name: 'dash-stop', command: ['sleep', '600'], user: 'bob' });
     await page.goto(`${controller.dashboardUrl}#/job?id=${encodeURIComponent(jobId)}`);

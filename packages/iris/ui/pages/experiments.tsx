@@ -3,8 +3,9 @@ import type { ExperimentListResponse, ExperimentStepView, ExperimentView } from 
 import { getJson } from '../api.ts';
 import { jobHref, time } from '../format.ts';
 import { navigate } from '../router.ts';
+import { StepOutputPanel } from './step-output.tsx';
 
-const NODE_W = 220;
+const NODE_W = 250;
 const NODE_H = 54;
 const GAP_X = 70;
 const GAP_Y = 24;
@@ -31,7 +32,7 @@ export function ExperimentsPage({ params }: { params: URLSearchParams }) {
         <button type="submit">Open</button>
       </form>
       {prefix !== '' && file === '' && <ExperimentList prefix={prefix} />}
-      {prefix !== '' && file !== '' && <ExperimentDag prefix={prefix} file={file} />}
+      {prefix !== '' && file !== '' && <ExperimentDag prefix={prefix} file={file} step={params.get('step') ?? ''} compare={params.get('compare') ?? ''} />}
     </section>
   );
 }
@@ -91,13 +92,30 @@ function statusClass(status: string | null): string {
   return `node st-${(status ?? 'NONE').replace(/[^A-Z_]/g, '')}`;
 }
 
-function ExperimentDag({ prefix, file }: { prefix: string; file: string }) {
+/** The node's first line: `name@version` for an ArtifactStep, else the step name; long names keep their end. */
+function nodeLabel(s: ExperimentStepView): string {
+  const label = s.artifact ? s.artifact.id : s.name;
+  return label.length > 31 ? `…${label.slice(-30)}` : label;
+}
+
+/** The node's second line: status, and for an artifact its stored fingerprint or the drift marker. */
+function nodeDetail(s: ExperimentStepView): string {
+  const status = s.status ?? 'not run';
+  if (s.artifact) {
+    if (s.artifact.drift) return `${status} · ⚠ drift`;
+    const fp = s.artifact.recordFingerprint ?? s.artifact.planFingerprint;
+    return fp === null ? status : `${status} · ${fp.slice(0, 8)}`;
+  }
+  return `${status}${s.jobs.length > 0 ? ' · remote' : ''}`;
+}
+
+function ExperimentDag({ prefix, file, step: stepParam, compare }: { prefix: string; file: string; step: string; compare: string }) {
   const [data, setData] = useState<ExperimentView | null>(null);
   const [error, setError] = useState('');
-  const [selected, setSelected] = useState<number | null>(null);
+  const selected = stepParam === '' || !/^\d+$/.test(stepParam) ? null : Number(stepParam);
+  const setSelected = (i: number) => navigate('experiment', { prefix, file, step: i });
   useEffect(() => {
     setData(null);
-    setSelected(null);
     const load = () => getJson<ExperimentView>('experiment', { prefix, file }).then(setData, (e: Error) => setError(e.message));
     void load();
     const t = setInterval(() => void load(), 5000);
@@ -116,6 +134,7 @@ function ExperimentDag({ prefix, file }: { prefix: string; file: string }) {
   const width = 20 + (Math.max(0, ...depth) + 1) * (NODE_W + GAP_X) - GAP_X;
   const height = 20 + Math.max(1, ...rows.values()) * (NODE_H + GAP_Y) - GAP_Y;
   const step = selected === null ? undefined : data.steps[selected];
+  const artifacts = data.steps.some((s) => s.artifact);
   return (
     <div>
       <h2>
@@ -134,14 +153,23 @@ function ExperimentDag({ prefix, file }: { prefix: string; file: string }) {
           }),
         )}
         {data.steps.map((s, i) => (
-          <g key={s.index} class={`${statusClass(s.status)}${selected === i ? ' selected' : ''}`} transform={`translate(${pos[i]!.x},${pos[i]!.y})`} onClick={() => setSelected(i)} data-step={s.name} data-status={s.status ?? ''}>
+          <g
+            key={s.index}
+            class={`${statusClass(s.status)}${selected === i ? ' selected' : ''}${s.artifact?.drift ? ' drift' : ''}`}
+            transform={`translate(${pos[i]!.x},${pos[i]!.y})`}
+            onClick={() => setSelected(i)}
+            data-step={s.name}
+            data-status={s.status ?? ''}
+            data-artifact={s.artifact?.id}
+            data-drift={s.artifact ? String(s.artifact.drift) : undefined}
+          >
+            <title>{s.artifact ? `${s.artifact.id}\nplan fingerprint ${s.artifact.planFingerprint ?? '-'}\nstored fingerprint ${s.artifact.recordFingerprint ?? '-'}` : s.name}</title>
             <rect width={NODE_W} height={NODE_H} rx={6} />
             <text x={10} y={22} class="node-name">
-              {s.name.length > 28 ? `…${s.name.slice(-27)}` : s.name}
+              {nodeLabel(s)}
             </text>
             <text x={10} y={42} class="node-status">
-              {s.status ?? 'not run'}
-              {s.jobs.length > 0 ? ' · remote' : ''}
+              {nodeDetail(s)}
             </text>
           </g>
         ))}
@@ -152,20 +180,22 @@ function ExperimentDag({ prefix, file }: { prefix: string; file: string }) {
             <th>Step</th>
             <th>Status</th>
             <th>Output</th>
-            <th>Changes since previous run</th>
+            <th>{artifacts ? 'Fingerprint (plan / stored)' : 'Changes since previous run'}</th>
             <th>Jobs</th>
           </tr>
         </thead>
         <tbody>
           {data.steps.map((s, i) => (
             <tr key={s.index} class={selected === i ? 'selected' : ''} onClick={() => setSelected(i)}>
-              <td>{s.name}</td>
+              <td>{s.artifact ? s.artifact.id : s.name}</td>
               <td>
                 <span class={`state st-${s.status ?? 'NONE'}`}>{s.status ?? 'not run'}</span>
               </td>
               <td class="mono small">{s.outputPath}</td>
               <td class="small">
-                {s.previousRun === null ? (
+                {s.artifact ? (
+                  <ArtifactFingerprints a={s.artifact} />
+                ) : s.previousRun === null ? (
                   <span class="muted">no earlier version</span>
                 ) : s.previousRun.changes.length === 0 ? (
                   <span class="muted">same version as {s.previousRun.outputPath}</span>
@@ -196,6 +226,28 @@ function ExperimentDag({ prefix, file }: { prefix: string; file: string }) {
           {step.name} also reads: {step.externalDependencies.join(', ')}
         </p>
       )}
+      {step && step.outputPath !== '' && (
+        <StepOutputPanel
+          key={step.outputPath}
+          prefix={prefix}
+          name={step.artifact ? step.artifact.id : step.name}
+          path={step.outputPath}
+          compare={compare}
+          onCompare={(c) => navigate('experiment', { prefix, file, step: step.index, compare: c })}
+        />
+      )}
+    </div>
+  );
+}
+
+function ArtifactFingerprints({ a }: { a: NonNullable<ExperimentStepView['artifact']> }) {
+  return (
+    <div class="mono">
+      <div>{a.planFingerprint ?? <span class="muted">plan: -</span>}</div>
+      <div class={a.drift ? 'drift-note' : 'muted'}>
+        {a.recordFingerprint === null ? 'no record stored' : a.drift ? `⚠ drift: stored ${a.recordFingerprint}` : `stored ${a.recordFingerprint === a.planFingerprint ? '(same)' : a.recordFingerprint}`}
+      </div>
+      {a.deps.length > 0 && <div class="muted">deps: {a.deps.join(', ')}</div>}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { JobDetailResponse, JobInfo, JobState, LogEntry, LogStreamEvent, TaskView, WhoAmIView } from '../../src/dashboard/api-types.ts';
+import { logLevelOf } from '../../src/dashboard/log-level.ts';
 import { getJson, mayStop, postJson, whoAmI } from '../api.ts';
 import { bytes, duration, jobHref, time } from '../format.ts';
 import { usePoll } from '../router.ts';
@@ -244,7 +245,7 @@ function LogView({ jobId }: { jobId: string }) {
       </div>
       <pre ref={box} class="log-lines">
         {lines.map((l) => (
-          <div key={`${l.attemptUid}:${l.seq}`} class={`line src-${l.source}`}>
+          <div key={`${l.attemptUid}:${l.seq}`} class={`line src-${l.source} lvl-${logLevelOf(l.data) ?? 'none'}`}>
             <span class="ts">{time(l.timestampMs).slice(11)}</span> <span class="task">{l.taskId.slice(l.taskId.lastIndexOf('/') + 1)}</span> {l.data}
           </div>
         ))}
