@@ -97,19 +97,45 @@ export async function restoreCheckpointIfNeeded(options: { dbPath: string; remot
   if (reason === undefined) return undefined;
   const [newest] = await listCheckpoints(options.remoteStateDir);
   if (newest === undefined) return undefined;
-  let raw: Buffer;
-  try {
-    raw = (await zstd()).decompress(await readBytes(`${stateRoot(options.remoteStateDir)}/${newest}/${FILE}`));
-  } catch (e) {
-    throw new IrisError('IRIS_UNAVAILABLE', `cannot read controller checkpoint ${newest} from "${options.remoteStateDir}"`, { cause: e });
-  }
-  if (reason !== 'missing') renameSync(options.dbPath, `${options.dbPath}.corrupt-${Date.now()}`);
-  for (const suffix of ['-wal', '-shm']) rmSync(`${options.dbPath}${suffix}`, { force: true });
-  const tmp = `${options.dbPath}.restore`;
-  writeFileSync(tmp, raw);
-  renameSync(tmp, options.dbPath);
+  await installCheckpoint(options.dbPath, options.remoteStateDir, newest, reason === 'missing' ? null : `corrupt-${Date.now()}`);
   options.warn?.(`restored controller database from checkpoint ${newest} (local database ${reason})`);
   return { createdAtMs: newest, reason };
+}
+
+/**
+ * Restores the checkpoint taken at `createdAtMs` into `dbPath` on an operator's request (the
+ * controller must be stopped). A database already there is kept beside it as
+ * `<dbPath>.replaced-<epoch ms>`, so a restore can be undone.
+ * @returns where the replaced database went, or null when there was none
+ * @throws {IrisError} IRIS_NOT_FOUND for a checkpoint that does not exist; IRIS_UNAVAILABLE when it cannot be read.
+ */
+export async function restoreCheckpoint(options: { dbPath: string; remoteStateDir: string; createdAtMs: number }): Promise<{ replaced: string | null }> {
+  const all = await listCheckpoints(options.remoteStateDir);
+  if (!all.includes(options.createdAtMs)) {
+    throw new IrisError('IRIS_NOT_FOUND', `no checkpoint ${options.createdAtMs} under "${options.remoteStateDir}"; there are: ${all.join(', ') || 'none'}`);
+  }
+  const suffix = `replaced-${Date.now()}`;
+  const had = existsSync(options.dbPath);
+  await installCheckpoint(options.dbPath, options.remoteStateDir, options.createdAtMs, had ? suffix : null);
+  return { replaced: had ? `${options.dbPath}.${suffix}` : null };
+}
+
+/** Writes checkpoint `createdAtMs` to `dbPath`, moving an existing file aside to `<dbPath>.<keepAs>` first. */
+async function installCheckpoint(dbPath: string, remoteStateDir: string, createdAtMs: number, keepAs: string | null): Promise<void> {
+  let raw: Buffer;
+  try {
+    raw = (await zstd()).decompress(await readBytes(`${stateRoot(remoteStateDir)}/${createdAtMs}/${FILE}`));
+  } catch (e) {
+    throw new IrisError('IRIS_UNAVAILABLE', `cannot read controller checkpoint ${createdAtMs} from "${remoteStateDir}"`, { cause: e });
+  }
+  if (keepAs !== null && existsSync(dbPath)) {
+    // The write-ahead log goes with its database, so the kept copy opens with every committed write.
+    for (const suffix of ['', '-wal']) if (existsSync(`${dbPath}${suffix}`)) renameSync(`${dbPath}${suffix}`, `${dbPath}.${keepAs}${suffix}`);
+  }
+  for (const suffix of ['-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+  const tmp = `${dbPath}.restore`;
+  writeFileSync(tmp, raw);
+  renameSync(tmp, dbPath);
 }
 
 /** The zstd binding, loaded on first use: a controller without checkpoints (and every importer of this package) never loads the native addon. */

@@ -20,6 +20,7 @@ const completion = () => import('./completion.js');
 const rpcCommand = () => import('./rpc-command.js');
 const queryCommand = () => import('./query-command.js');
 const taskExecCommand = () => import('./task-exec-command.js');
+const restoreCheckpointCommand = () => import('./restore-checkpoint-command.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -271,15 +272,25 @@ export function buildProgram(ctx: ProgramContext): Command {
     .action(async () => {
     ctx.setCode(await (await clusterCommands()).clusterStopCommand(io));
   });
-  cluster
-    .command('controller')
-    .description('the cluster\'s controller')
+  const controllerGroup = cluster.command('controller').description('the cluster\'s controller');
+  controllerGroup
     .command('checkpoint')
     .description('write a controller checkpoint to its remote state dir now and print where')
     .addOption(controllerOption())
     .option('--json', 'JSON output')
     .action(async (flags: { controller?: string; json?: boolean }) => {
       ctx.setCode(await (await clusterCommands()).clusterCheckpointCommand(flags, io));
+    });
+  controllerGroup
+    .command('restore-checkpoint')
+    .description('list a controller\'s checkpoints, or restore one into a stopped controller\'s state dir')
+    .requiredOption('--remote-state-dir <url>', 'where the controller writes checkpoints (remote_state_dir)')
+    .option('--list', 'list the checkpoints, newest first')
+    .option('--checkpoint <id>', 'the checkpoint to restore (an id from --list)')
+    .option('--state-dir <dir>', 'the stopped controller\'s state dir')
+    .option('--json', 'JSON output (with --list)')
+    .action(async (flags: { remoteStateDir?: string; stateDir?: string; list?: boolean; checkpoint?: string; json?: boolean }) => {
+      ctx.setCode(await (await restoreCheckpointCommand()).restoreCheckpointCommand(flags, io));
     });
 
   program
