@@ -98,4 +98,14 @@ describe('experiments/curation.js', () => {
     expect(second.stderr).toContain('10 steps: 0 ran, 10 skipped (already succeeded)');
     expect((await stat(join(tokenized, 'train', 'shard_ledger.json'))).mtimeMs).toBe(ledgerMtime);
   }, 180_000);
+
+  it('--train adds the quickstart\'s training on the curated tokens as an eleventh step (dry run: nothing written)', async () => {
+    const dry = join(prefix, 'dry');
+    const r = await runNode(['curation.js', '--prefix', dry, '--dry-run', '--train']);
+    expect(r.code, r.stderr).toBe(0);
+    const output = `${r.stdout}\n${r.stderr}`;
+    expect(output).toContain('11 step(s) selected');
+    expect(output).toMatch(/run checkpoints\/curation-synthetic-[0-9a-f]{6}: .*after tokenized\/curation-synthetic-[0-9a-f]{6}/);
+    await expect(stat(dry)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });
