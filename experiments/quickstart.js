@@ -8,27 +8,11 @@
 //   npx iris job run -- node experiments/quickstart.js   # the executor as an Iris task; train and eval as child jobs
 //   ... --prefix /tmp/my-prefix --dry-run
 import { executorMain } from '@marin/executor';
-import { defaultEval, defaultTrain, llama_nano } from '@marin/pipeline';
+import { defaultEval, defaultTrain } from '@marin/pipeline';
 import { quickstartTokens } from './lib/quickstart-data.js';
+import { quickstartModel, quickstartTrainConfig } from './lib/quickstart-train.js';
 
-const tokens = quickstartTokens();
-const model = defaultTrain(
-  'quickstart',
-  tokens,
-  { ...llama_nano, max_seq_len: 64 },
-  {
-    train_batch_size: 8,
-    num_train_steps: 20,
-    learning_rate: 3e-3,
-    steps_per_eval: 10,
-    max_eval_batches: 4,
-    steps_per_export: 10,
-    // bfloat16 compute brings nothing on a CPU.
-    mp: 'p=f32,c=f32',
-    // Everything is local: tell every Hugging Face library not to look for the hub.
-    env_vars: { HF_HUB_OFFLINE: '1' },
-  },
-);
+const model = defaultTrain('quickstart', quickstartTokens(), quickstartModel, quickstartTrainConfig);
 const evals = defaultEval(model, { evals: [{ name: 'tiny_mc', num_fewshot: 0 }], envVars: { HF_HUB_OFFLINE: '1' } });
 
 await executorMain({ steps: [evals], description: 'CPU quickstart: download, transform, tokenize, train and eval with Levanter.' });

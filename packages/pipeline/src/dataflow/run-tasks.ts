@@ -1,7 +1,7 @@
 import type { JsonValue, ResourceConfig, ResourceOptions } from '@marin/fray';
-import { exists, mapLimit, prefixJoin } from '@marin/rigging';
+import { mapLimit, prefixJoin } from '@marin/rigging';
 import { runParts } from '../fanout/run-parts.js';
-import { readTaskResult } from './dataflow-task.js';
+import { isTaskDone, readTaskResult } from './dataflow-task.js';
 import type { DataflowTask, DataflowTaskArgs } from './dataflow-task.js';
 
 /** One task of a stage: a name unique in the stage and its arguments (without `done_url`, which is assigned). */
@@ -37,15 +37,16 @@ export function taskDoneUrl(workDir: string, phase: string, name: string): strin
 
 /**
  * Runs a phase of a data-parallel stage and returns every task's result, in task order. Tasks whose
- * done marker exists are skipped (their recorded result is returned), so a rerun after a crash or a
- * killed job resumes with the unfinished tasks only. Scheduling is `runParts`: in-process with bounded
+ * done marker exists for the same arguments are skipped (their recorded result is returned), so a rerun
+ * after a crash or a killed job resumes with the unfinished tasks only, and a task whose inputs or
+ * settings changed since its marker was written runs again. Scheduling is `runParts`: in-process with bounded
  * concurrency, or one Fray job per task.
  *
  * @throws the first failing task's error (a `PipelineError`, or Fray's `FRAY_JOB_FAILED` for a job)
  */
 export async function runTasks<TArgs extends DataflowTaskArgs, TResult extends JsonValue>(options: RunTasksOptions<TArgs>): Promise<TResult[]> {
   const all = options.tasks.map((t) => ({ name: t.name, args: { ...t.args, done_url: taskDoneUrl(options.workDir, options.phase, t.name) } as unknown as TArgs }));
-  const done = await mapLimit(all, 16, (t) => exists(t.args.done_url));
+  const done = await mapLimit(all, 16, (t) => isTaskDone(t.args));
   const pending = all.filter((_, i) => done[i] !== true);
   await runParts<TArgs>({
     parts: pending,

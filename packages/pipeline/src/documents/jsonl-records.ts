@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
@@ -37,18 +38,8 @@ function codecName(url: string): string {
  *   that is not JSON, or a line that is not a JSON object
  */
 export async function* readJsonlRecords(url: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<JsonlRecord> {
-  const raw = await createReadStream(url);
-  let source: Readable = raw;
+  const { raw, source } = await openDecompressed(url);
   let streamError: unknown = null;
-  if (isGzip(url)) {
-    const gunzip = createGunzip();
-    raw.on('error', (e) => gunzip.destroy(e));
-    source = raw.pipe(gunzip);
-  } else if (isZstd(url)) {
-    const unzstd = new (requireZstd(`reading ${url}`).DecompressStream)();
-    raw.on('error', (e) => unzstd.destroy(e));
-    source = raw.pipe(unzstd);
-  }
   // Bytes that are not UTF-8 fail the read (naming the file) instead of silently becoming U+FFFD.
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const text = new Transform({
@@ -101,10 +92,49 @@ export async function* readJsonlRecords(url: string, options: { signal?: AbortSi
   }
   if (streamError !== null) {
     const badUtf8 = (streamError as { code?: unknown }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
-    const what = badUtf8 ? 'it is not valid UTF-8' : `the file is truncated or not valid ${codecName(url)}`;
+    // The decoder fails on a chunk, ahead of the lines read so far: find the line itself (error path only).
+    const badLine = badUtf8 ? await firstInvalidUtf8Line(url).catch(() => null) : null;
+    const what = badUtf8 ? `${badLine === null ? 'it' : `line ${badLine}`} is not valid UTF-8; re-encode the file as UTF-8` : `the file is truncated or not valid ${codecName(url)}`;
     throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot read ${url}: ${what}`, {
       cause: streamError,
-      details: { path: url, line },
+      details: { path: url, line: badLine ?? line },
     });
+  }
+}
+
+/** The file's bytes, decompressed by its name (gzip, zstd or none), and the raw stream underneath. */
+async function openDecompressed(url: string): Promise<{ raw: Readable; source: Readable }> {
+  const raw = await createReadStream(url);
+  if (isGzip(url)) {
+    const gunzip = createGunzip();
+    raw.on('error', (e) => gunzip.destroy(e));
+    return { raw, source: raw.pipe(gunzip) };
+  }
+  if (isZstd(url)) {
+    const unzstd = new (requireZstd(`reading ${url}`).DecompressStream)();
+    raw.on('error', (e) => unzstd.destroy(e));
+    return { raw, source: raw.pipe(unzstd) };
+  }
+  return { raw, source: raw };
+}
+
+/** The 1-based number of the first line that is not valid UTF-8, or null; reads the file again, one line in memory. */
+async function firstInvalidUtf8Line(url: string): Promise<number | null> {
+  const { raw, source } = await openDecompressed(url);
+  let line = 1;
+  let carry: Buffer = Buffer.alloc(0);
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10)) {
+        if (!isUtf8(data.subarray(0, nl))) return line;
+        line += 1;
+        data = data.subarray(nl + 1);
+      }
+      carry = Buffer.from(data);
+    }
+    return isUtf8(carry) ? null : line;
+  } finally {
+    raw.destroy();
   }
 }

@@ -61,10 +61,12 @@ export async function* readParquetRecords(
         });
       } catch (cause) {
         if (cause instanceof InvalidUtf8Error) {
-          throw new PipelineError('PIPELINE_INPUT_INVALID', `row group ${group.index} of ${file.url} holds a string that is not valid UTF-8; fix or drop the file`, {
-            cause,
-            details: { path: file.url, rowGroup: group.index },
-          });
+          const column = await invalidUtf8Column(file, group, columns ?? file.columns);
+          throw new PipelineError(
+            'PIPELINE_INPUT_INVALID',
+            `column ${JSON.stringify(column)} of ${file.url} (row group ${group.index}) holds a string that is not valid UTF-8; re-encode the file as UTF-8 or drop it`,
+            { cause, details: { path: file.url, rowGroup: group.index, column } },
+          );
         }
         throw new PipelineError('PIPELINE_INPUT_INVALID', `cannot decode row group ${group.index} of ${file.url}: the file is corrupt or truncated`, {
           cause,
@@ -103,6 +105,18 @@ const STRICT_UTF8 = {
 };
 
 class InvalidUtf8Error extends Error {}
+
+/** The first column of a row group holding invalid UTF-8, found by decoding the columns one at a time (only on that error path). */
+async function invalidUtf8Column(file: ParquetFile, group: ParquetFile['rowGroups'][number], columns: readonly string[]): Promise<string | null> {
+  for (const column of columns) {
+    try {
+      await parquetReadObjects({ file: file.buffer, metadata: file.metadata, rowStart: group.rowStart, rowEnd: group.rowStart + group.numRows, compressors, parsers: STRICT_UTF8, columns: [column] });
+    } catch (e) {
+      if (e instanceof InvalidUtf8Error) return column;
+    }
+  }
+  return null;
+}
 
 // Rows already yielded are dropped from the group's array so the consumer's memory is not held twice.
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;

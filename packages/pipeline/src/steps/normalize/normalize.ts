@@ -1,10 +1,10 @@
 import type { StepContext } from '@marin/executor';
 import { FrayError, ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
-import { atomicWrite, prefixJoin, rm, stat } from '@marin/rigging';
+import { atomicWrite, mapLimit, prefixJoin, rm, stat } from '@marin/rigging';
 import { z } from 'zod';
 import { partFileName } from '../../attributes/attribute-dataset.js';
-import { runTasks } from '../../dataflow/run-tasks.js';
+import { runTasks, taskDoneUrl } from '../../dataflow/run-tasks.js';
 import { shuffleFilesOf } from '../../dataflow/shuffle-writer.js';
 import { PipelineError } from '../../errors.js';
 import { columnSpecOf, mergeKinds } from '../../formats/column-kind.js';
@@ -126,6 +126,8 @@ function outputColumns(results: NormalizeMapResult[]): ParquetColumnSpec[] {
   return columns;
 }
 
+const mapTaskName = (i: number): string => `map-${String(i).padStart(5, '0')}`;
+
 function sumCounters(into: Record<string, number>, add: Record<string, number>): void {
   for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
 }
@@ -155,13 +157,14 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
   const jobNamePrefix = `normalize-${prefixJoin(config.output_path, '').split('/').at(-1) ?? 'output'}`;
   const common = { maxParallelism: config.max_parallelism, signal, jobNamePrefix, workDir, resources };
 
+  const mapTasks = groupParts(parts, config.map_task_bytes);
   const mapResults = await runTasks<NormalizeMapArgs, NormalizeMapResult>({
     ...common,
     phase: 'map',
     task: normalizeMapTask,
     exportName: 'normalizeMapTask',
-    tasks: groupParts(parts, config.map_task_bytes).map((group, i) => {
-      const name = `map-${String(i).padStart(5, '0')}`;
+    tasks: mapTasks.map((group, i) => {
+      const name = mapTaskName(i);
       return {
         name,
         args: {
@@ -180,14 +183,29 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
   });
   const counters: Record<string, number> = {};
   for (const r of mapResults) sumCounters(counters, r.counters);
+  // Errors found in the map tasks' recorded results: the tasks that read the offending files must read them
+  // again after a fix, even one that leaves their sizes unchanged, so their markers go.
+  const forgetMapTasks = (urls: ReadonlySet<string> | null): Promise<unknown> =>
+    mapLimit(
+      mapTasks.flatMap((group, i) => (urls === null || group.some((p) => urls.has(p.url)) ? [i] : [])),
+      16,
+      (i) => rm(taskDoneUrl(workDir, 'map', mapTaskName(i)), { missingOk: true }),
+    );
   if (mapResults.every((r) => r.shuffle.records === 0)) {
+    await forgetMapTasks(null);
     throw new PipelineError(
       'PIPELINE_EMPTY_DATASET',
       `no record under ${config.input_path} has text in field ${JSON.stringify(config.text_field)} (${counters[NORMALIZE_COUNTERS.recordsIn] ?? 0} records read); check text_field`,
       { details: { path: config.input_path, column: config.text_field } },
     );
   }
-  const columns = outputColumns(mapResults);
+  let columns: ParquetColumnSpec[];
+  try {
+    columns = outputColumns(mapResults);
+  } catch (e) {
+    if (PipelineError.is(e)) await forgetMapTasks(new Set([e.details['path'], e.details['other']].filter((u): u is string => typeof u === 'string')));
+    throw e;
+  }
   const mainDir = prefixJoin(config.output_path, 'outputs/main');
   const dupDir = prefixJoin(config.output_path, 'outputs/dups');
   const reduceResults = await runTasks<NormalizeReduceArgs, NormalizeReduceResult>({
