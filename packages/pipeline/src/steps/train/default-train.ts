@@ -2,7 +2,7 @@ import { ExecutorStep, InputName, THIS_OUTPUT_PATH, VersionedValue, float, versi
 import type { FloatValue, OutputName } from '@marin/executor';
 import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PipelineError } from '../../errors.js';
 import { LevanterModelConfigSchema } from './levanter-model-config.js';
 import type { LevanterModelConfig } from './levanter-model-config.js';
@@ -57,6 +57,9 @@ export interface DefaultTrainConfig {
   cache_path: TokenizedSource | null;
   /** A mixture (present only for one, so a single cache keeps its version). */
   data?: MixtureStepData;
+  budget?: TrainStepExtras['budget'];
+  init_from_checkpoint?: TrainStepExtras['init_from_checkpoint'];
+  initialize_from_hf?: TrainStepExtras['initialize_from_hf'];
   tokenizer: VersionedValue<string> | ExecutorStep | InputName | string;
   component_name?: string;
   tags: VersionedValue<string[]>;
@@ -95,9 +98,37 @@ export function defaultTrain(
   trainConfig: SimpleTrainConfig,
   options: DefaultTrainOptions = {},
 ): ExecutorStep<DefaultTrainConfig> {
+  return buildTrainStep(name, tokenized, modelConfig, trainConfig, options);
+}
+
+/** What `trainLm` adds to a train step's config beyond `defaultTrain`'s (each key only when set, so other versions stay). */
+export interface TrainStepExtras {
+  /** A token or epoch budget instead of `num_train_steps`. */
+  budget?: VersionedValue<unknown>;
+  /** The Levanter checkpoint (directory of `step-N`) to start from. */
+  init_from_checkpoint?: ExecutorStep | InputName | VersionedValue<string>;
+  /** The Hugging Face export to start from. */
+  initialize_from_hf?: ExecutorStep | InputName | VersionedValue<string>;
+}
+
+const BudgetedTrainConfigSchema = SimpleTrainConfigSchema.extend({ num_train_steps: z.number().int().positive().nullable() });
+
+/**
+ * The train step of `defaultTrain` and `trainLm`: validates the model, the hyperparameters and the data
+ * (mixture checks included) and builds the step config.
+ * @internal
+ */
+export function buildTrainStep(
+  name: string,
+  tokenized: TrainData,
+  modelConfig: LevanterModelConfig,
+  trainConfig: Omit<SimpleTrainConfig, 'num_train_steps'> & { num_train_steps: number | null },
+  options: DefaultTrainOptions,
+  extras: TrainStepExtras = {},
+): ExecutorStep<DefaultTrainConfig> {
   const { resources, ...rest } = trainConfig;
   const model = parseOrThrow(LevanterModelConfigSchema, modelConfig, 'model config');
-  const train = parseOrThrow(SimpleTrainConfigSchema, rest, 'train config');
+  const train = parseOrThrow(extras.budget === undefined ? SimpleTrainConfigSchema : BudgetedTrainConfigSchema, rest, 'train config');
   const { env_vars: envVars, resources: _ignored, ...hyper } = train;
   const data = trainData(name, tokenized, options);
   const tags = options.tags ?? [];
@@ -131,6 +162,7 @@ export function defaultTrain(
       train: versioned(withFloats(hyper, FLOAT_HYPERPARAMETERS)),
       resources: resourceOptions(resources),
       env_vars: envVars,
+      ...extras,
     });
   }
   return trainStep(name, options, {
@@ -142,6 +174,7 @@ export function defaultTrain(
     train: versioned(withFloats(hyper, FLOAT_HYPERPARAMETERS)),
     resources: resourceOptions(resources),
     env_vars: envVars,
+    ...extras,
   });
 }
 

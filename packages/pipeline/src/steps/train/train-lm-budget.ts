@@ -1,4 +1,4 @@
-import { exists, prefixJoin, readText } from '@marin/rigging';
+import { exists, ls, prefixJoin, readText } from '@marin/rigging';
 import { PipelineError } from '../../errors.js';
 import type { ComponentCache } from './mixture-data.js';
 import type { TrainStepConfig } from './train-step-config.js';
@@ -40,13 +40,14 @@ const HF_NAMES: Record<(typeof SHAPE_FIELDS)[number], string> = {
 };
 
 /**
- * Fails before any job on an `init_from` whose model has another shape: a Levanter checkpoint written by a
+ * Resolves `initialize_from_hf` (a directory of `step-N` exports becomes its newest) and fails before any
+ * job on an `init_from` whose model has another shape: a Levanter checkpoint written by a
  * train step (its `levanter_config.yaml` two levels up) or a Hugging Face export (its `config.json`). A
  * checkpoint without either file, or a hub id, is left for Levanter to load.
  * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND when a local `init_from` path does not exist;
  *   PIPELINE_CHECKPOINT_MISMATCH naming each field that differs (`details.mismatches`)
  */
-export async function checkInitFrom(config: TrainStepConfig): Promise<void> {
+export async function checkInitFrom(config: TrainStepConfig): Promise<string | null> {
   const model = config.model as Record<string, unknown>;
   const expected = Object.fromEntries(SHAPE_FIELDS.map((f) => [f, model[f] ?? (f === 'num_kv_heads' ? model['num_heads'] : undefined)]));
   const checkpoint = config.train.initialize_from_checkpoint_path;
@@ -57,8 +58,10 @@ export async function checkInitFrom(config: TrainStepConfig): Promise<void> {
     const trained = await trainedModelOf(checkpoint);
     if (trained !== null) compareShapes(expected, trained, checkpoint);
   }
-  const hf = config.initialize_from_hf;
+  let hf = config.initialize_from_hf;
   if (hf !== null && isPath(hf)) {
+    // A train step's `hf/` directory holds one export per `step-N`: start from the newest.
+    if (!(await exists(prefixJoin(hf, 'config.json')))) hf = (await latestStepDir(hf)) ?? hf;
     const file = prefixJoin(hf, 'config.json');
     if (!(await exists(file))) {
       throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `init_from Hugging Face export "${hf}" has no config.json`, { details: { field: 'initialize_from_hf', path: file } });
@@ -67,6 +70,20 @@ export async function checkInitFrom(config: TrainStepConfig): Promise<void> {
     const found = Object.fromEntries(SHAPE_FIELDS.map((f) => [f, hfConfig[HF_NAMES[f]]]));
     compareShapes(expected, found, hf);
   }
+  return hf;
+}
+
+/** `<dir>/step-N` with the largest N, or `null` when there is none. */
+export async function latestStepDir(dir: string): Promise<string | null> {
+  if (!(await exists(dir))) return null;
+  let best: { step: number; url: string } | null = null;
+  for (const entry of await ls(dir)) {
+    const m = /(?:^|\/)step-(\d+)\/?$/.exec(entry.url);
+    if (m === null || entry.type !== 'directory') continue;
+    const step = Number(m[1]);
+    if (best === null || step > best.step) best = { step, url: prefixJoin(dir, `step-${step}`) };
+  }
+  return best?.url ?? null;
 }
 
 function isPath(ref: string): boolean {

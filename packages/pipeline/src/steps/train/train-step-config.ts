@@ -24,7 +24,9 @@ export const TrainStepConfigSchema = z.strictObject({
   cache_path: z.string().min(1).nullable().default(null),
   /** A mixture of caches with weights and validation sets, instead of `cache_path`. @default null */
   data: MixtureDataSchema.nullable().default(null),
-  /** A Hugging Face export (directory or repo id) to take the initial weights from. @default null */
+  /** A Levanter checkpoint (or a directory of them) to start from; overrides `train.initialize_from_checkpoint_path`. @default null */
+  init_from_checkpoint: z.string().min(1).nullable().default(null),
+  /** A Hugging Face export (a directory, a directory of `step-N` exports, or a repo id) to take the initial weights from. @default null */
   initialize_from_hf: z.string().min(1).nullable().default(null),
   /** Train for this many tokens or epochs instead of `train.num_train_steps`. @default null */
   budget: TrainBudgetSchema.nullable().default(null),
@@ -69,6 +71,10 @@ export function parseTrainStepConfig(raw: unknown): TrainStepConfig {
     });
   }
   const config = parsed.data;
+  if (config.init_from_checkpoint !== null) config.train.initialize_from_checkpoint_path = config.init_from_checkpoint;
+  if (config.init_from_checkpoint !== null && config.initialize_from_hf !== null) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', 'init_from is either a Levanter checkpoint or a Hugging Face export, not both', { details: { field: 'init_from' } });
+  }
   if ((config.cache_path === null) === (config.data === null)) {
     throw new PipelineError('PIPELINE_CONFIG_INVALID', 'a train config needs exactly one of cache_path (one token cache) and data (a mixture)', { details: { field: 'data' } });
   }

@@ -1,7 +1,7 @@
 import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
 import type { StepContext } from '@marin/executor';
-import { atomicWrite, exists, ls, prefixJoin, readText } from '@marin/rigging';
+import { atomicWrite, exists, prefixJoin, readText } from '@marin/rigging';
 import { PipelineError } from '../../errors.js';
 import { runLevanterJob } from '../../levanter/levanter-job.js';
 import type { LevanterJobResult } from '../../levanter/levanter-job.js';
@@ -11,7 +11,9 @@ import { toLevanterYaml } from '../../levanter/levanter-yaml.js';
 import { referenceHfConfig } from './levanter-model-config.js';
 import { checkMixtureCaches, mapCachePaths } from './mixture-data.js';
 import type { MixtureData } from './mixture-data.js';
-import { checkInitFrom, resolveNumTrainSteps } from './train-lm-budget.js';
+import { checkInitFrom, latestStepDir, resolveNumTrainSteps } from './train-lm-budget.js';
+
+export { latestStepDir } from './train-lm-budget.js';
 import { buildTrainLmConfig, trainLayout } from './train-lm-config.js';
 import { parseTrainStepConfig } from './train-step-config.js';
 import type { TrainStepConfig } from './train-step-config.js';
@@ -36,7 +38,7 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
   const data = stepData(config);
   const caches = await checkMixtureCaches(data);
   const numTrainSteps = resolveNumTrainSteps(config, caches);
-  await checkInitFrom(config);
+  const initFromHf = await checkInitFrom(config);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
   const runtime = levanterRuntime(resources.device, config.env_vars);
   const pythonEnv = levanterPythonEnv(config.python_lock);
@@ -46,7 +48,7 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
   const levanterLayout = trainLayout(levanterPath(out));
   // Levanter's log directory must be on local disk; on a bucket output it stays in the job's directory.
   const logDir = isLocalPath(out) ? levanterLayout.logsPath : 'logs';
-  const levanterConfig = buildTrainLmConfig(config, {
+  const levanterConfig = buildTrainLmConfig({ ...config, initialize_from_hf: initFromHf === null ? null : levanterPath(initFromHf) }, {
     runId,
     outputPath: levanterPath(out),
     layout: levanterLayout,
@@ -121,19 +123,6 @@ async function writeSummary(config: TrainStepConfig, numTrainSteps: number, runI
   if (trackerLine !== null && !(await exists(trackerFile))) await atomicWrite(trackerFile, trackerLine);
   await atomicWrite(layout.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
-}
-
-/** `<dir>/step-N` with the largest N, or `null` when there is none. */
-export async function latestStepDir(dir: string): Promise<string | null> {
-  if (!(await exists(dir))) return null;
-  let best: { step: number; url: string } | null = null;
-  for (const entry of await ls(dir)) {
-    const m = /(?:^|\/)step-(\d+)\/?$/.exec(entry.url);
-    if (m === null || entry.type !== 'directory') continue;
-    const step = Number(m[1]);
-    if (best === null || step > best.step) best = { step, url: prefixJoin(dir, `step-${step}`) };
-  }
-  return best?.url ?? null;
 }
 
 function basename(url: string): string {
