@@ -2,11 +2,12 @@
 
 Usage: python mixture_shares.py <levanter_config.yaml> <seq_len> <batch_size> <num_sequences>
 
-Reads the `data` section of the TrainLmConfig a train step wrote, builds the training set exactly as
-train_lm does (LmDataConfig.train_set: per-component shuffles, then MixtureDataset with the config's
-weights and block size), samples the first <num_sequences> sequences and attributes each one to the
-component whose token ids it uses (the components' documents have disjoint token ids, apart from the
-special tokens and the separator the tokenizer inserts into long runs, which every component has). Prints one JSON line: {"counts": {...}, "weights": {...}, "unattributed": n, "sampled": n}.
+Reads the `data` section of the TrainLmConfig a train step wrote, builds the training set as train_lm
+does (LmDataConfig.train_set: per-component shuffles, then MixtureDataset with the config's weights and
+block size), samples the first <num_sequences> sequences and attributes each one to the one component
+whose token ids it contains. The components' documents use disjoint token ids (apart from the special
+tokens and ids every component has, which are ignored); every id of each component is collected from its
+whole dataset first. Prints one JSON line: {"counts", "weights", "unattributed", "sampled", "shared_ids"}.
 """
 
 import json
@@ -34,9 +35,8 @@ special = {data.the_tokenizer.bos_token_id, data.the_tokenizer.eos_token_id}
 ids = {}
 for name, ds in data.train_sets(Pos, key=key, initial_batch_size=batch_size).items():
     sync = ds.as_sync_dataset()
-    n = min(len(sync), 64)
     seen = set()
-    for example in sync.get_batch(list(range(n))):
+    for example in sync.get_batch(list(range(len(sync)))):
         seen.update(int(t) for t in np.asarray(example.tokens))
     ids[name] = seen - special
 # Ids every component uses (the separator the tokenizer puts between long runs) identify none of them.
@@ -54,7 +54,7 @@ for start in range(0, num_sequences, 256):
     batch = mixture.get_batch(list(range(start, min(start + 256, num_sequences))))
     for example in batch:
         tokens = set(int(t) for t in np.asarray(example.tokens.array)) - special - shared
-        owners = [name for name, s in ids.items() if tokens and tokens <= s]
+        owners = [name for name, s in ids.items() if tokens & s]
         if len(owners) == 1:
             counts[owners[0]] += 1
         else:
