@@ -12,3 +12,17 @@ export function quickstartTokens() {
   const docsValidation = defaultTransform('quickstart-validation', outputPathOf(raw, 'validation'));
   return defaultTokenize('quickstart', docsTrain, 'marin-tiny-bpe', { validation: docsValidation });
 }
+
+/**
+ * The quickstart's training documents as two token caches, one per shard of the shipped data (24 pages
+ * each): the two sources of `quickstart_mixture.js`.
+ */
+export function quickstartSourceTokens() {
+  const raw = defaultDownload('raw/quickstart', 'marin-community/quickstart', { sourceUrlOverride: quickstartDataPath() });
+  const docsTrain = defaultTransform('quickstart-train', outputPathOf(raw, 'train'));
+  // The transform writes one output shard per input shard.
+  return {
+    north: defaultTokenize('quickstart-north', outputPathOf(docsTrain, 'data-00000-of-00002.jsonl.gz'), 'marin-tiny-bpe'),
+    south: defaultTokenize('quickstart-south', outputPathOf(docsTrain, 'data-00001-of-00002.jsonl.gz'), 'marin-tiny-bpe'),
+  };
+}

@@ -39,6 +39,14 @@ export function quickstartDataPath(): string {
   return join(packageRoot(), 'assets', 'quickstart');
 }
 
+/**
+ * Absolute path of the shipped offline validation suite, laid out as Paloma is on the hub
+ * (`<set>/val/val.jsonl.gz`, plain-text records): `gazetteer/` and `chronicle/`, 6 quickstart-style pages each.
+ */
+export function offlineValidationDataPath(): string {
+  return join(packageRoot(), 'assets', 'validation', 'offline');
+}
+
 /** Names of the tokenizers shipped in `assets/tokenizers/`, usable wherever a tokenizer location is expected. */
 export const SHIPPED_TOKENIZERS = ['marin-tiny-bpe'] as const;
 

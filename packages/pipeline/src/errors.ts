@@ -37,7 +37,15 @@ export type PipelineErrorCode =
   /** A token cache on disk is missing, unfinished or malformed. */
   | 'PIPELINE_CACHE_INVALID'
   /** A Python environment or Levanter job could not start or failed. */
-  | 'PIPELINE_JOB_FAILED';
+  | 'PIPELINE_JOB_FAILED'
+  /**
+   * A data mixture that cannot train: a negative, non-finite or all-zero weight, a weight naming no
+   * component, badly ordered weight stages, components with different tokenizers or `seq_len`s
+   * (`details.field`, `details.component`).
+   */
+  | 'PIPELINE_MIXTURE_INVALID'
+  /** `init_from` names a checkpoint or Hugging Face export of another model shape (`details.mismatches`). */
+  | 'PIPELINE_CHECKPOINT_MISMATCH';
 
 const RETRYABLE: ReadonlySet<PipelineErrorCode> = new Set<PipelineErrorCode>(['PIPELINE_HUB_UNAVAILABLE']);
 const BRAND = Symbol.for('@marin/pipeline/PipelineError');

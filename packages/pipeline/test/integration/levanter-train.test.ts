@@ -38,7 +38,7 @@ beforeAll(async () => {
   ({ dir, prefix } = workspace);
   tokenized = quickstartTokenizeStep(workspace.marinPrefix);
   await new Executor({ prefix, logger: silentLogger }).run([tokenized], { progress: 'plain' });
-}, 180_000);
+}, 900_000);
 
 afterAll(async () => {
   await workspace?.close();

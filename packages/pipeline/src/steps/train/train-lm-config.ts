@@ -1,6 +1,8 @@
 import { prefixJoin } from '@marin/rigging';
 import type { LevanterConfigValue } from '../../levanter/levanter-yaml.js';
 import { levanterModelSection } from './levanter-model-config.js';
+import { levanterMixtureSection } from './mixture-data.js';
+import type { ComponentCache, MixtureData } from './mixture-data.js';
 import type { TrainStepConfig } from './train-step-config.js';
 
 /** Where a train step's files live under its output directory. */
@@ -39,50 +41,43 @@ export interface TrainLmContext {
   outputPath: string;
   /** Paths as Levanter sees them (plain paths for local files). */
   layout: TrainLayout;
-  cachePath: string;
+  /** The data: the one cache as a one-component mixture, or the mixture; cache paths as Levanter sees them. */
+  data: MixtureData;
+  /** The step's data is one cache (`cache_path`): Levanter's `train_weights` default (every component 1) stays implicit. */
+  singleCache: boolean;
+  /** What each component's cache holds. */
+  caches: Record<string, ComponentCache>;
+  /** Steps to train: `train.num_train_steps`, or the budget's. */
+  numTrainSteps: number;
   tokenizerPath: string;
   /** The job has no accelerator: Levanter must not require one. */
   cpu: boolean;
   /** Log W&B too (a key is present). */
   wandb: boolean;
-  /** The cache has a validation split to evaluate on. */
-  hasValidation: boolean;
   /** Levanter's own log directory; a local directory even when the output is a bucket. */
   logDir: string;
 }
 
 /**
- * Levanter's `TrainLmConfig` for a train step, as Marin's `default_train` builds it: the tokenize step's
- * cache as the one data component with no source (Levanter only loads it, never rebuilds it),
+ * Levanter's `TrainLmConfig` for a train step, as Marin's `default_train` builds it: each token cache (the
+ * one tokenize step's, or a mixture's) as a data component with no source (Levanter only loads it, never
+ * rebuilds it), the mixture's `train_weights` (validation sets at 0) and shuffle settings,
  * permanent checkpoints every `steps_per_export` under `<out>/checkpoints` plus temporary ones every
  * `checkpoint_minutes`, Hugging Face exports under `<out>/hf`, the output's basename as run id, a
  * `json_logger` tracker (plus W&B when a key is present) and `require_accelerator: false` on CPU.
  */
 export function buildTrainLmConfig(config: TrainStepConfig, ctx: TrainLmContext): { [key: string]: LevanterConfigValue } {
   const t = config.train;
-  const hfSteps = t.steps_per_hf_export ?? t.steps_per_export ?? t.num_train_steps;
-  const component: { [key: string]: LevanterConfigValue } = {
-    type: 'cached',
-    cache_dir: ctx.cachePath,
-    source: null,
-    tags: config.tags,
-  };
-  if (!ctx.hasValidation) {
-    // With no source Levanter fails on a missing split; a source without URLs makes it skip the split
-    // instead, and still never builds anything.
-    component['source'] = { type: 'url', train_urls: [], validation_urls: [] };
-  }
+  const numTrainSteps = ctx.numTrainSteps;
+  const hfSteps = t.steps_per_hf_export ?? t.steps_per_export ?? numTrainSteps;
+  const data = levanterMixtureSection(ctx.data, ctx.tokenizerPath, ctx.caches);
+  if (ctx.singleCache) data['train_weights'] = undefined;
   const trackers: LevanterConfigValue[] = [{ type: 'json_logger' }];
   if (ctx.wandb) {
     trackers.push({ type: 'wandb', project: config.wandb_project, tags: config.tags, replicate_path: ctx.outputPath, resume: 'allow' });
   }
   return {
-    data: {
-      tokenizer: ctx.tokenizerPath,
-      cache_dir: null,
-      auto_build_caches: false,
-      components: { [config.component_name]: component },
-    },
+    data,
     model: levanterModelSection(config.model, ctx.tokenizerPath, ctx.layout.referencePath) as { [key: string]: LevanterConfigValue },
     train_seq_len: t.train_seq_len,
     trainer: {
@@ -93,7 +88,7 @@ export function buildTrainLmConfig(config: TrainStepConfig, ctx: TrainLmContext)
       log_dir: ctx.logDir,
       require_accelerator: ctx.cpu ? false : undefined,
       train_batch_size: t.train_batch_size,
-      num_train_steps: t.num_train_steps,
+      num_train_steps: numTrainSteps,
       steps_per_eval: t.steps_per_eval,
       max_eval_batches: t.max_eval_batches,
       checkpointer: {
@@ -120,7 +115,8 @@ export function buildTrainLmConfig(config: TrainStepConfig, ctx: TrainLmContext)
     z_loss_weight: t.z_loss_weight,
     data_seed: t.data_seed,
     initialize_from_checkpoint_path: t.initialize_from_checkpoint_path,
+    initialize_from_hf: config.initialize_from_hf ?? undefined,
     hf_save_path: t.steps_per_hf_export === -1 ? null : ctx.layout.hfPath,
-    hf_save_steps: hfSteps === -1 ? t.num_train_steps : hfSteps,
+    hf_save_steps: hfSteps === -1 ? numTrainSteps : hfSteps,
   };
 }

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { PipelineError } from '../../errors.js';
 import { LevanterModelConfigSchema } from './levanter-model-config.js';
+import { MixtureDataSchema, checkMixtureData } from './mixture-data.js';
 import { SimpleTrainConfigSchema } from './simple-train-config.js';
+
+/** A training budget: tokens, or epochs over the training caches' tokens; steps follow from batch size × seq_len. */
+export const TrainBudgetSchema = z.union([
+  z.strictObject({ tokens: z.number().int().positive() }),
+  z.strictObject({ epochs: z.number().positive().finite() }),
+]);
 
 /**
  * The config of the train step as it runs (every reference resolved to a path). `defaultTrain`
@@ -10,16 +17,28 @@ import { SimpleTrainConfigSchema } from './simple-train-config.js';
 export const TrainStepConfigSchema = z.strictObject({
   /** The step's output directory: config, checkpoints, Hugging Face exports, logs, summary. */
   output_path: z.string().min(1),
-  /** The token cache (the tokenize step's output): `<cache_path>/train` and optionally `<cache_path>/validation`. */
-  cache_path: z.string().min(1),
+  /**
+   * The token cache (the tokenize step's output): `<cache_path>/train` and optionally `<cache_path>/validation`.
+   * `null` when `data` gives a mixture instead.
+   */
+  cache_path: z.string().min(1).nullable().default(null),
+  /** A mixture of caches with weights and validation sets, instead of `cache_path`. @default null */
+  data: MixtureDataSchema.nullable().default(null),
+  /** A Levanter checkpoint (or a directory of them) to start from; overrides `train.initialize_from_checkpoint_path`. @default null */
+  init_from_checkpoint: z.string().min(1).nullable().default(null),
+  /** A Hugging Face export (a directory, a directory of `step-N` exports, or a repo id) to take the initial weights from. @default null */
+  initialize_from_hf: z.string().min(1).nullable().default(null),
+  /** Train for this many tokens or epochs instead of `train.num_train_steps`. @default null */
+  budget: TrainBudgetSchema.nullable().default(null),
   /** A shipped tokenizer's name, a directory with `tokenizer.json`, or a Hugging Face repo id. */
   tokenizer: z.string().min(1),
-  /** The name of the cache in Levanter's data config; evaluation metrics are tagged with it. */
-  component_name: z.string().min(1),
+  /** The name of the cache in Levanter's data config; evaluation metrics are tagged with it. @default "train" */
+  component_name: z.string().min(1).default('train'),
   /** Extra tags of the cache's evaluation metrics (and of the W&B run). @default [] */
   tags: z.array(z.string().min(1)).default([]),
   model: LevanterModelConfigSchema,
-  train: SimpleTrainConfigSchema.omit({ resources: true, env_vars: true }),
+  /** The hyperparameters; `num_train_steps` may be `null` when `budget` sets the length. */
+  train: SimpleTrainConfigSchema.omit({ resources: true, env_vars: true }).extend({ num_train_steps: z.number().int().positive().nullable() }),
   /** Fray resource options of the Levanter job. @default one CPU */
   resources: z.record(z.string(), z.unknown()).nullable().default(null),
   env_vars: z.record(z.string(), z.string()).default({}),
@@ -33,6 +52,9 @@ export const TrainStepConfigSchema = z.strictObject({
 
 /** The resolved, validated config of the train step. */
 export type TrainStepConfig = z.output<typeof TrainStepConfigSchema>;
+
+/** A training budget: `{ tokens }` or `{ epochs }`. */
+export type TrainBudget = z.output<typeof TrainBudgetSchema>;
 
 /**
  * Validates the train step's config.
@@ -49,6 +71,17 @@ export function parseTrainStepConfig(raw: unknown): TrainStepConfig {
     });
   }
   const config = parsed.data;
+  if (config.init_from_checkpoint !== null) config.train.initialize_from_checkpoint_path = config.init_from_checkpoint;
+  if (config.init_from_checkpoint !== null && config.initialize_from_hf !== null) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', 'init_from is either a Levanter checkpoint or a Hugging Face export, not both', { details: { field: 'init_from' } });
+  }
+  if ((config.cache_path === null) === (config.data === null)) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', 'a train config needs exactly one of cache_path (one token cache) and data (a mixture)', { details: { field: 'data' } });
+  }
+  if ((config.train.num_train_steps === null) === (config.budget === null)) {
+    throw new PipelineError('PIPELINE_CONFIG_INVALID', 'a train config needs exactly one of train.num_train_steps and budget', { details: { field: 'budget' } });
+  }
+  if (config.data !== null) checkMixtureData(config.data, config.train.train_batch_size);
   const seqLen = config.train.train_seq_len;
   if (seqLen !== null && seqLen > config.model.max_seq_len) {
     throw new PipelineError('PIPELINE_CONFIG_INVALID', `train_seq_len ${seqLen} exceeds the model's max_seq_len ${config.model.max_seq_len}; lower it or raise max_seq_len`, {

@@ -1,8 +1,7 @@
 import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
 import type { StepContext } from '@marin/executor';
-import { atomicWrite, exists, ls, prefixJoin, readText } from '@marin/rigging';
-import { readFinishedLedger } from '../../cache/cache-ledger.js';
+import { atomicWrite, exists, prefixJoin, readText } from '@marin/rigging';
 import { PipelineError } from '../../errors.js';
 import { runLevanterJob } from '../../levanter/levanter-job.js';
 import type { LevanterJobResult } from '../../levanter/levanter-job.js';
@@ -10,6 +9,11 @@ import { parseJsonLoggerRecords, resumedFromStep } from '../../levanter/levanter
 import { isLocalPath, levanterPath, levanterPythonEnv, levanterRuntime, levanterTokenizerPath } from '../../levanter/levanter-runtime.js';
 import { toLevanterYaml } from '../../levanter/levanter-yaml.js';
 import { referenceHfConfig } from './levanter-model-config.js';
+import { checkMixtureCaches, mapCachePaths } from './mixture-data.js';
+import type { MixtureData } from './mixture-data.js';
+import { checkInitFrom, latestStepDir, resolveNumTrainSteps } from './train-lm-budget.js';
+
+export { latestStepDir } from './train-lm-budget.js';
 import { buildTrainLmConfig, trainLayout } from './train-lm-config.js';
 import { parseTrainStepConfig } from './train-step-config.js';
 import type { TrainStepConfig } from './train-step-config.js';
@@ -31,7 +35,10 @@ import type { TrainSummary } from './train-summary.js';
  */
 export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal'>): Promise<TrainSummary> {
   const config = parseTrainStepConfig(rawConfig);
-  const hasValidation = await checkCache(config.cache_path);
+  const data = stepData(config);
+  const caches = await checkMixtureCaches(data);
+  const numTrainSteps = resolveNumTrainSteps(config, caches);
+  const initFromHf = await checkInitFrom(config);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
   const runtime = levanterRuntime(resources.device, config.env_vars);
   const pythonEnv = levanterPythonEnv(config.python_lock);
@@ -41,15 +48,17 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
   const levanterLayout = trainLayout(levanterPath(out));
   // Levanter's log directory must be on local disk; on a bucket output it stays in the job's directory.
   const logDir = isLocalPath(out) ? levanterLayout.logsPath : 'logs';
-  const levanterConfig = buildTrainLmConfig(config, {
+  const levanterConfig = buildTrainLmConfig({ ...config, initialize_from_hf: initFromHf === null ? null : levanterPath(initFromHf) }, {
     runId,
     outputPath: levanterPath(out),
     layout: levanterLayout,
-    cachePath: levanterPath(config.cache_path),
+    data: mapCachePaths(data, levanterPath),
+    singleCache: config.data === null,
+    caches,
+    numTrainSteps,
     tokenizerPath: levanterTokenizerPath(config.tokenizer),
     cpu: resources.device.kind === 'cpu',
     wandb: runtime.wandb,
-    hasValidation,
     logDir,
   });
   await atomicWrite(prefixJoin(layout.referencePath, 'config.json'), `${JSON.stringify(referenceHfConfig(config.model), null, 2)}\n`);
@@ -67,19 +76,23 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
     logPath: prefixJoin(layout.logsPath, `train_lm-${timestamp()}.log`),
   });
   // Levanter names its log file `<log_dir>/<run id>.log.log` (it passes "<id>.log" as the file's base name).
-  return writeSummary(config, runId, job, logDir === levanterLayout.logsPath ? prefixJoin(layout.logsPath, `${runId}.log.log`) : null);
+  return writeSummary(config, numTrainSteps, runId, job, logDir === levanterLayout.logsPath ? prefixJoin(layout.logsPath, `${runId}.log.log`) : null);
 }
 
-/** Fails fast on a missing or unfinished train split; tells whether a finished validation split exists. */
-async function checkCache(cachePath: string): Promise<boolean> {
-  await readFinishedLedger(prefixJoin(cachePath, 'train'));
-  const validation = prefixJoin(cachePath, 'validation');
-  if (!(await exists(prefixJoin(validation, 'shard_ledger.json')))) return false;
-  await readFinishedLedger(validation);
-  return true;
+/** The step's data as a mixture: its own, or its one cache as a component of weight 1. */
+function stepData(config: TrainStepConfig): MixtureData {
+  if (config.data !== null) return config.data;
+  return {
+    components: { [config.component_name]: { cache_path: config.cache_path as string, tags: config.tags } },
+    train_weights: { [config.component_name]: 1 },
+    shuffle: null,
+    permutation_type: null,
+    mixture_block_size: null,
+    stop_strategy: null,
+  };
 }
 
-async function writeSummary(config: TrainStepConfig, runId: string, job: LevanterJobResult, levanterLogFile: string | null): Promise<TrainSummary> {
+async function writeSummary(config: TrainStepConfig, numTrainSteps: number, runId: string, job: LevanterJobResult, levanterLogFile: string | null): Promise<TrainSummary> {
   const layout = trainLayout(config.output_path);
   // Levanter's own log file spans every attempt of the run (it appends); the job's output only this one.
   let lines: string[] = job.lines;
@@ -94,7 +107,7 @@ async function writeSummary(config: TrainStepConfig, runId: string, job: Levante
   const summary: TrainSummary = {
     run_id: runId,
     ...metrics,
-    num_train_steps: config.train.num_train_steps,
+    num_train_steps: numTrainSteps,
     resumed_from_step: resumedFromStep(job.lines),
     paths: {
       config: layout.configPath,
@@ -110,19 +123,6 @@ async function writeSummary(config: TrainStepConfig, runId: string, job: Levante
   if (trackerLine !== null && !(await exists(trackerFile))) await atomicWrite(trackerFile, trackerLine);
   await atomicWrite(layout.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
-}
-
-/** `<dir>/step-N` with the largest N, or `null` when there is none. */
-export async function latestStepDir(dir: string): Promise<string | null> {
-  if (!(await exists(dir))) return null;
-  let best: { step: number; url: string } | null = null;
-  for (const entry of await ls(dir)) {
-    const m = /(?:^|\/)step-(\d+)\/?$/.exec(entry.url);
-    if (m === null || entry.type !== 'directory') continue;
-    const step = Number(m[1]);
-    if (best === null || step > best.step) best = { step, url: prefixJoin(dir, `step-${step}`) };
-  }
-  return best?.url ?? null;
 }
 
 function basename(url: string): string {
