@@ -17,7 +17,8 @@ import { lowerArtifacts } from './lower.js';
 import type { ArtifactNode } from './lower.js';
 import { captureProvenance } from './provenance.js';
 import type { Provenance } from './provenance.js';
-import { makeRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
+import { makeRecord, readRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
+import type { ArtifactRecord } from './record.js';
 import { readStatuses, readStatusFast } from './status-scan.js';
 import { StepContext } from './step-context.js';
 import { isMutableVersion } from './version.js';
@@ -47,6 +48,11 @@ export type ArtifactOutcome = 'ran' | 'skipped' | 'pruned' | 'failed' | 'blocked
 export interface ArtifactRunReport {
   prefix: string;
   outcomes: Map<string, ArtifactOutcome>;
+  /**
+   * The records the drift check read for artifacts served from cache, by output path (`null`: none there); loading
+   * those artifacts after the run reuses them instead of reading each record twice.
+   */
+  servedRecords: ReadonlyMap<string, ArtifactRecord | null>;
 }
 
 async function ensureStepRunnerInfo(node: ArtifactNode): Promise<void> {
@@ -69,7 +75,7 @@ async function ensureStepRunnerInfo(node: ArtifactNode): Promise<void> {
 }
 
 /** Runs a step's body and writes its record (unless pinned): the work done while holding the lease. */
-async function buildArtifact(node: ArtifactNode, prefix: string, region: string | null, provenance: Provenance, signal: AbortSignal): Promise<void> {
+async function buildArtifact(node: ArtifactNode, prefix: string, region: string | null, provenance: () => Promise<Provenance>, signal: AbortSignal): Promise<void> {
   const h = node.handle as ArtifactStep<object, unknown>;
   let config: Record<string, unknown> | null;
   let result: Record<string, unknown> | null = null;
@@ -89,6 +95,7 @@ async function buildArtifact(node: ArtifactNode, prefix: string, region: string 
     result = resultPayload(h.artifactType, value);
   }
   if (h.overridePath !== null) return;
+  const launch = await provenance();
   // Fencing: a body that outlived a lost lease writes no record (the runner already stopped waiting for it).
   signal.throwIfAborted();
   await writeRecord(
@@ -103,7 +110,7 @@ async function buildArtifact(node: ArtifactNode, prefix: string, region: string 
       source,
       result,
       fingerprint_payload: node.payload,
-      provenance,
+      provenance: launch,
     }),
   );
 }
@@ -155,13 +162,22 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
   const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
   const { launch, pruned, statuses } = await selectNodes(nodes, roots);
-  const provenance = await captureProvenance();
+  // Captured once, when the first artifact is built (six git commands): a run that builds nothing spawns none.
+  let launchProvenance: Promise<Provenance> | undefined;
+  const provenance = (): Promise<Provenance> => (launchProvenance ??= captureProvenance());
+  // Records read by the drift check of artifacts served from cache, for the load that follows the run.
+  const served = new Map<string, ArtifactRecord | null>();
+  const readServed = async (outputPath: string): Promise<ArtifactRecord | null> => {
+    const record = await readRecord(outputPath);
+    served.set(outputPath, record);
+    return record;
+  };
   if (options.experimentFile !== false) await writeArtifactExperiment(prefix, nodes, logger);
 
   const execute = async (node: ArtifactNode): Promise<'ran' | 'skipped'> => {
     const target = { id: node.id, version: node.handle.version, outputPath: node.outputPath, fingerprint: node.fingerprint, payload: node.payload, expectedFingerprint: node.handle.expectedFingerprint };
     if (pruned.has(node)) {
-      await checkDrift(target, logger);
+      await checkDrift(target, logger, readServed);
       const status = await readStatusFast(node.outputPath);
       if (status !== STATUS_SUCCESS) {
         throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step ${node.id}: cached output disappeared after its inputs were pruned (status=${status}); rerun to rebuild it and its inputs`, {
@@ -171,7 +187,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       logger.info(`Skip ${node.id}: already succeeded (pruned subtree)`);
       return 'skipped';
     }
-    const { mutable } = await checkDrift(target, logger);
+    const { mutable } = await checkDrift(target, logger, readServed);
     const status = statuses.get(node) ?? (await readStatusFast(node.outputPath));
     if (status === STATUS_SUCCESS && !mutable) {
       logger.info(`Skip ${node.id}: already succeeded`);
@@ -180,6 +196,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
     if (!forceRunFailed && isFailedStatus(status)) {
       throw new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${node.id} failed previously. Status: ${status}`, { details: { step: node.id, status } });
     }
+    served.delete(node.outputPath); // built or waited for now: the record is read again when loaded
     await ensureStepRunnerInfo(node);
     return runUnderLease({
       label: node.id,
@@ -215,13 +232,19 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       details: { failures: result.failures.map((f) => f.node.id), outcomes: Object.fromEntries(outcomes) },
     });
   }
-  return { prefix, outcomes };
+  return { prefix, outcomes, servedRecords: served };
 }
 
 /** Builds `handles` and loads each one's typed artifact, in argument order (Marin's `run`). */
 export async function runArtifacts<T extends object>(handles: readonly ArtifactStep<T>[], options: ArtifactRunOptions = {}): Promise<LoadedArtifact<T>[]> {
   const report = await buildArtifacts(handles as readonly ArtifactStep[], options);
-  return Promise.all(handles.map((h) => loadArtifact(h.artifactType, h.path(report.prefix))));
+  return Promise.all(
+    handles.map((h) => {
+      const path = h.path(report.prefix);
+      const record = report.servedRecords.get(path);
+      return loadArtifact(h.artifactType, path, record === undefined ? undefined : { record });
+    }),
+  );
 }
 
 /** Builds one handle and loads its typed artifact (Marin's `resolve`). */

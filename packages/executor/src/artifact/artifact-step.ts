@@ -45,6 +45,10 @@ export function isRelativePath(path: string): boolean {
   return pythonUrlScheme(path) === '' && !path.startsWith('/');
 }
 
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return typeof x === 'object' && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
 function adoptNoop(): never {
   throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'adopted artifacts are registered, not computed');
 }
@@ -70,7 +74,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly adoptSource: string | null;
   readonly adoptConfig: Record<string, unknown> | null;
   readonly expectedFingerprint: string | null;
-  #payload: Promise<string> | undefined;
+  #payload: string | Promise<string> | undefined;
 
   constructor(opts: ArtifactStepOptions<T, C>) {
     validatePathSegment('name', opts.name);
@@ -125,16 +129,35 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
    * @throws {ExecutorError} EXECUTOR_UNCANONICAL_CONFIG when the config has no canonical form
    */
   fingerprintPayload(): Promise<string> {
-    this.#payload ??= this.#computePayload();
+    try {
+      return Promise.resolve(this.fingerprintPayloadNow());
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  /**
+   * {@link fingerprintPayload} without a promise when `buildConfig` is synchronous (the lowering of a large graph
+   * then runs without a microtask per step); a promise when it is async. Computed once per handle.
+   * @throws {ExecutorError} EXECUTOR_UNCANONICAL_CONFIG when the config has no canonical form (thrown, or rejected
+   *   for an async `buildConfig`)
+   */
+  fingerprintPayloadNow(): string | Promise<string> {
+    if (this.#payload === undefined) {
+      const payload = this.#computePayload();
+      this.#payload = payload;
+      // Cache the settled text so later calls are synchronous too.
+      if (typeof payload !== 'string') void payload.then((text) => (this.#payload = text), () => undefined);
+    }
     return this.#payload;
   }
 
-  async #computePayload(): Promise<string> {
+  #computePayload(): string | Promise<string> {
     if (this.adoptSource !== null) {
       return pyJsonDumps({ adopt_source: this.adoptSource, config: this.adoptConfig }, { sortKeys: true });
     }
-    const config = await this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
-    return canonicalJson(config);
+    const config = this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
+    return isThenable(config) ? Promise.resolve(config).then(canonicalJson) : canonicalJson(config);
   }
 
   /** The recipe fingerprint: 8 hex digits of md5 over the payload. Independent of prefix and region. */
