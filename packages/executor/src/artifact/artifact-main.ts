@@ -1,10 +1,12 @@
 import { marinPrefix, StoragePath } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
-import { stderrLogger } from '../logger.js';
+import { silentLogger, stderrLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { runArtifacts } from './artifact-runner.js';
 import { ArtifactStep } from './artifact-step.js';
 import { VersionCodex, withVersions } from './build-context.js';
+import { explainArtifacts, formatArtifactExplanation } from './explain.js';
+import type { ArtifactExplanation } from './explain.js';
 import { formatPlanEntry, planArtifacts } from './plan.js';
 import type { ArtifactPlanEntry } from './plan.js';
 import { isMutableVersion, validateVersion } from './version.js';
@@ -112,6 +114,8 @@ export interface ArtifactMainOptions {
 export interface ArtifactMainResult {
   args: ArtifactArgs;
   plan: ArtifactPlanEntry[];
+  /** Without `--run`: the explained plan that was printed. */
+  explanation: ArtifactExplanation[] | null;
   ran: boolean;
 }
 
@@ -137,15 +141,21 @@ export async function artifactMain(options: ArtifactMainOptions): Promise<Artifa
       );
     }
     const prefix = args.prefix !== null ? StoragePath.normalize(args.prefix) : await marinPrefix();
+    if (!args.run) {
+      // The plan explained: each artifact's action with its reason and recipe diff; nothing is written.
+      const explanation = await explainArtifacts(handles, { prefix, logger });
+      out.write(`Plan (pass --run to build) under ${prefix}:\n`);
+      for (const line of formatArtifactExplanation(explanation)) out.write(`${line}\n`);
+      return { args, plan: await planArtifacts(handles, { prefix, logger: silentLogger }), explanation, ran: false };
+    }
     const plan = await planArtifacts(handles, { prefix, logger });
-    out.write(`${args.run ? 'Building' : 'Plan (pass --run to build)'} under ${prefix}:\n`);
+    out.write(`Building under ${prefix}:\n`);
     for (const e of plan) out.write(`  ${formatPlanEntry(e)}${isMutableVersion(e.id.slice(e.id.lastIndexOf('@') + 1)) ? '  (mutable: rebuilds every run)' : ''}\n`);
-    if (!args.run) return { args, plan, ran: false };
     await runArtifacts(handles, { prefix, maxConcurrent: args.maxConcurrent, logger });
     const counts = new Map<string, number>();
     for (const e of plan) counts.set(e.action, (counts.get(e.action) ?? 0) + 1);
     out.write(`${plan.length} artifacts: ${[...counts].map(([a, n]) => `${n} ${a}`).join(', ')}\n`);
-    return { args, plan, ran: true };
+    return { args, plan, explanation: null, ran: true };
   } catch (e) {
     if (options.exit === undefined) throw e;
     const code = ExecutorError.is(e) ? e.code : 'unexpected';
