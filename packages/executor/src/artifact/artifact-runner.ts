@@ -1,10 +1,11 @@
-import { filesystemFor, leaseTimings, marinPrefix, parsePyJson, pyJsonDumps, regionFromPrefix } from '@marin/rigging';
+import { filesystemFor, leaseTimings, mapLimit, marinPrefix, parsePyJson, pyJsonDumps, regionFromPrefix } from '@marin/rigging';
 import type { LeaseTimings } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import { stderrLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { scheduleDag } from '../run/scheduler.js';
 import { runUnderLease } from '../status/lease-loop.js';
+import { GC_TOMBSTONE_FILE, reclaimFromGc } from '../status/gc-tombstone.js';
 import { fileUnder, INFO_FILE } from '../status/status-store.js';
 import { isFailedStatus, STATUS_SUCCESS } from '../status/status.js';
 import type { ArtifactStep } from './artifact-step.js';
@@ -19,7 +20,7 @@ import { captureProvenance } from './provenance.js';
 import type { Provenance } from './provenance.js';
 import { makeRecord, readRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
 import type { ArtifactRecord } from './record.js';
-import { readStatuses, readStatusFast } from './status-scan.js';
+import { readStatuses, readStatusFast, readTextIfExists } from './status-scan.js';
 import { StepContext } from './step-context.js';
 import { isMutableVersion } from './version.js';
 
@@ -115,6 +116,11 @@ async function buildArtifact(node: ArtifactNode, prefix: string, region: string 
   );
 }
 
+/** Whether `marin gc --delete` has marked an output (one cheap existence check: a local miss is a `stat`). */
+async function isMarkedByGc(outputPath: string): Promise<boolean> {
+  return (await readTextIfExists(fileUnder(outputPath, GC_TOMBSTONE_FILE))) !== null;
+}
+
 /** Marks which nodes are already built (non-mutable and SUCCESS); their subtrees need not run. */
 async function selectNodes(
   nodes: readonly ArtifactNode[],
@@ -122,13 +128,19 @@ async function selectNodes(
 ): Promise<{ launch: ArtifactNode[]; pruned: Set<ArtifactNode>; statuses: Map<ArtifactNode, string | null> }> {
   const read = await readStatuses(nodes.map((n) => n.outputPath));
   const statuses = new Map<ArtifactNode, string | null>(nodes.map((n, i) => [n, read[i] ?? null]));
+  // A SUCCESS output `marin gc --delete` has marked may be gone by launch: it is selected (and so its inputs) as
+  // if it had not succeeded, and launch reclaims it (src/gc/DESIGN.md).
+  const marked = new Set<ArtifactNode>();
+  await mapLimit(nodes, 32, async (n) => {
+    if (statuses.get(n) === STATUS_SUCCESS && !isMutableVersion(n.handle.version) && (await isMarkedByGc(n.outputPath))) marked.add(n);
+  });
   const pruned = new Set<ArtifactNode>();
   const seen = new Set<ArtifactNode>();
   const launch: ArtifactNode[] = [];
   const visit = (n: ArtifactNode): void => {
     if (seen.has(n)) return;
     seen.add(n);
-    if (!isMutableVersion(n.handle.version) && statuses.get(n) === STATUS_SUCCESS) {
+    if (!isMutableVersion(n.handle.version) && statuses.get(n) === STATUS_SUCCESS && !marked.has(n)) {
       pruned.add(n);
     } else {
       for (const d of n.deps) visit(d);
@@ -176,9 +188,11 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
 
   const execute = async (node: ArtifactNode): Promise<'ran' | 'skipped'> => {
     const target = { id: node.id, version: node.handle.version, outputPath: node.outputPath, fingerprint: node.fingerprint, payload: node.payload, expectedFingerprint: node.handle.expectedFingerprint };
+    const reclaim = async (): Promise<'reuse' | 'gone'> =>
+      (await isMarkedByGc(node.outputPath)) ? reclaimFromGc({ outputPath: node.outputPath, label: node.id, timings, logger }) : 'reuse';
     if (pruned.has(node)) {
       await checkDrift(target, logger, readServed);
-      const status = await readStatusFast(node.outputPath);
+      const status = (await reclaim()) === 'reuse' ? await readStatusFast(node.outputPath) : null;
       if (status !== STATUS_SUCCESS) {
         throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step ${node.id}: cached output disappeared after its inputs were pruned (status=${status}); rerun to rebuild it and its inputs`, {
           details: { step: node.id, reason: 'pruned-output-vanished' },
@@ -188,17 +202,20 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       return 'skipped';
     }
     const { mutable } = await checkDrift(target, logger, readServed);
-    const status = statuses.get(node) ?? (await readStatusFast(node.outputPath));
+    let status = statuses.get(node) ?? (await readStatusFast(node.outputPath));
     if (status === STATUS_SUCCESS && !mutable) {
-      logger.info(`Skip ${node.id}: already succeeded`);
-      return 'skipped';
+      if ((await reclaim()) === 'reuse') {
+        logger.info(`Skip ${node.id}: already succeeded`);
+        return 'skipped';
+      }
+      status = null; // collected by gc meanwhile: build it again
     }
     if (!forceRunFailed && isFailedStatus(status)) {
       throw new ExecutorError('EXECUTOR_PREVIOUSLY_FAILED', `Step ${node.id} failed previously. Status: ${status}`, { details: { step: node.id, status } });
     }
     served.delete(node.outputPath); // built or waited for now: the record is read again when loaded
     await ensureStepRunnerInfo(node);
-    return runUnderLease({
+    const runOnce = (): Promise<'ran' | 'skipped'> => runUnderLease({
       label: node.id,
       outputPath: node.outputPath,
       timings,
@@ -212,6 +229,10 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       },
       attempt: (signal) => buildArtifact(node, prefix, region, provenance, signal),
     });
+    let outcome = await runOnce();
+    // Completed by another worker meanwhile: reuse it like any SUCCESS output (gc may have marked it).
+    while (outcome === 'skipped' && !mutable && (await reclaim()) === 'gone') outcome = await runOnce();
+    return outcome;
   };
 
   const result = await scheduleDag({
