@@ -1,3 +1,5 @@
+import { RemoteCallable } from '@marin/fray';
+import type { Client } from '@marin/fray';
 import { filesystemFor, leaseTimings, mapLimit, marinPrefix, parsePyJson, pyJsonDumps, regionFromPrefix } from '@marin/rigging';
 import type { LeaseTimings } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
@@ -20,6 +22,8 @@ import { captureProvenance } from './provenance.js';
 import type { Provenance } from './provenance.js';
 import { makeRecord, readRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';
 import type { ArtifactRecord } from './record.js';
+import { bodyOf, checkRemoteBodies, runRemoteBody } from './remote-body.js';
+import type { ArtifactReentryTarget, RemoteBodyOptions } from './remote-body.js';
 import { readStatuses, readStatusFast, readTextIfExists } from './status-scan.js';
 import { StepContext } from './step-context.js';
 import { isMutableVersion } from './version.js';
@@ -40,6 +44,12 @@ export interface ArtifactRunOptions {
   timings?: LeaseTimings;
   /** Write the run's experiment file under `<prefix>/experiments` (what keeps the outputs alive for `marin gc`). @default true */
   experimentFile?: boolean;
+  /** The Fray client remote bodies (`run: remote(…)`) are submitted to. @default currentClient() at each submission */
+  client?: Client;
+  /** How a remote backend's worker re-enters the experiment (`artifactMain` sets it). @default null: remote backends refused */
+  reentry?: ArtifactReentryTarget | null;
+  /** The bundle root re-entry paths are relative to. @default the git top level (or `IRIS_WORKDIR` in an Iris task) */
+  workspace?: string;
 }
 
 /** What a run did with each artifact. */
@@ -76,7 +86,14 @@ async function ensureStepRunnerInfo(node: ArtifactNode): Promise<void> {
 }
 
 /** Runs a step's body and writes its record (unless pinned): the work done while holding the lease. */
-async function buildArtifact(node: ArtifactNode, prefix: string, region: string | null, provenance: () => Promise<Provenance>, signal: AbortSignal): Promise<void> {
+async function buildArtifact(
+  node: ArtifactNode,
+  prefix: string,
+  region: string | null,
+  provenance: () => Promise<Provenance>,
+  signal: AbortSignal,
+  remote: RemoteBodyOptions & { logger: ExecutorLogger },
+): Promise<void> {
   const h = node.handle as ArtifactStep<object, unknown>;
   let config: Record<string, unknown> | null;
   let result: Record<string, unknown> | null = null;
@@ -91,7 +108,9 @@ async function buildArtifact(node: ArtifactNode, prefix: string, region: string 
     const ctx = StepContext.forRun({ outputPath: node.outputPath, prefix, region, runtimeArgs: h.runtimeArgs, deps: h.deps });
     const built = await h.buildConfig(ctx);
     const canonical = canonicalJson(built);
-    const value = await h.run(built);
+    const value = RemoteCallable.is(h.run)
+      ? await runRemoteBody(h, { outputPath: node.outputPath, prefix, config: built, canonical, signal, logger: remote.logger }, remote)
+      : await bodyOf(h)(built);
     config = parsePyJson(canonical) as Record<string, unknown> | null;
     result = resultPayload(h.artifactType, value);
   }
@@ -172,6 +191,13 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   const timings = options.timings ?? leaseTimings();
   const forceRunFailed = options.forceRunFailed ?? true;
   const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
+  const remoteOptions: RemoteBodyOptions & { logger: ExecutorLogger } = {
+    logger,
+    reentry: options.reentry ?? null,
+    ...(options.client === undefined ? {} : { client: options.client }),
+    ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+  };
+  checkRemoteBodies(nodes.map((n) => n.handle), remoteOptions);
   const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
   const { launch, pruned, statuses } = await selectNodes(nodes, roots);
   // Captured once, when the first artifact is built (six git commands): a run that builds nothing spawns none.
@@ -227,7 +253,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
       verifyHit: async () => {
         await checkDrift(target, logger);
       },
-      attempt: (signal) => buildArtifact(node, prefix, region, provenance, signal),
+      attempt: (signal) => buildArtifact(node, prefix, region, provenance, signal, remoteOptions),
     });
     let outcome = await runOnce();
     // Completed by another worker meanwhile: reuse it like any SUCCESS output (gc may have marked it).

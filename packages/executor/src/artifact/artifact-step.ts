@@ -1,3 +1,4 @@
+import type { RemoteCallable } from '@marin/fray';
 import { pyJsonDumps, prefixJoin } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import { Artifact } from './artifact-type.js';
@@ -22,8 +23,11 @@ export interface ArtifactStepOptions<T extends object, C> {
   version: string;
   /** @default Artifact (a data reference) */
   artifactType?: ArtifactType<T>;
-  /** The body, run in-process under the step's lease. */
-  run: ArtifactRunFn<C, T>;
+  /**
+   * The body, run in-process under the step's lease; or `remote(body, { resources, … })` (Fray's `RemoteCallable`)
+   * to run it as one Fray job on the current client while the runner keeps the lease, record and status.
+   */
+  run: ArtifactRunFn<C, T> | RemoteCallable<never>;
   /** Builds the config from the context: literals bear identity, values pulled from `ctx` do not. */
   buildConfig: BuildConfigFn<C>;
   /** The handles this step builds on (materialized first; the only ones `ctx` resolves). */
@@ -66,7 +70,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly name: string;
   readonly version: string;
   readonly artifactType: ArtifactType<T>;
-  readonly run: ArtifactRunFn<C, T>;
+  readonly run: ArtifactRunFn<C, T> | RemoteCallable<never>;
   readonly buildConfig: BuildConfigFn<C>;
   readonly deps: readonly ArtifactStep[];
   readonly runtimeArgs: Readonly<Record<string, unknown>>;
