@@ -144,7 +144,7 @@ async function isMarkedByGc(outputPath: string): Promise<boolean> {
 async function selectNodes(
   nodes: readonly ArtifactNode[],
   roots: readonly ArtifactNode[],
-): Promise<{ launch: ArtifactNode[]; pruned: Set<ArtifactNode>; statuses: Map<ArtifactNode, string | null> }> {
+): Promise<{ launch: ArtifactNode[]; pruned: Set<ArtifactNode>; statuses: Map<ArtifactNode, string | null>; marked: Set<ArtifactNode> }> {
   const read = await readStatuses(nodes.map((n) => n.outputPath));
   const statuses = new Map<ArtifactNode, string | null>(nodes.map((n, i) => [n, read[i] ?? null]));
   // A SUCCESS output `marin gc --delete` has marked may be gone by launch: it is selected (and so its inputs) as
@@ -167,7 +167,7 @@ async function selectNodes(
     launch.push(n);
   };
   for (const r of roots) visit(r);
-  return { launch, pruned, statuses };
+  return { launch, pruned, statuses, marked };
 }
 
 /**
@@ -199,7 +199,11 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   };
   checkRemoteBodies(nodes.map((n) => n.handle), remoteOptions);
   const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
-  const { launch, pruned, statuses } = await selectNodes(nodes, roots);
+  // The experiment file comes before the statuses and gc marks are read: a gc whose re-check runs after this write
+  // keeps these outputs, and one whose marks came earlier is seen by the read below (src/gc/DESIGN.md), so one
+  // tombstone check per built artifact suffices.
+  if (options.experimentFile !== false) await writeArtifactExperiment(prefix, nodes, logger);
+  const { launch, pruned, statuses, marked } = await selectNodes(nodes, roots);
   // Captured once, when the first artifact is built (six git commands): a run that builds nothing spawns none.
   let launchProvenance: Promise<Provenance> | undefined;
   const provenance = (): Promise<Provenance> => (launchProvenance ??= captureProvenance());
@@ -210,12 +214,16 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
     served.set(outputPath, record);
     return record;
   };
-  if (options.experimentFile !== false) await writeArtifactExperiment(prefix, nodes, logger);
 
   const execute = async (node: ArtifactNode): Promise<'ran' | 'skipped'> => {
     const target = { id: node.id, version: node.handle.version, outputPath: node.outputPath, fingerprint: node.fingerprint, payload: node.payload, expectedFingerprint: node.handle.expectedFingerprint };
-    const reclaim = async (): Promise<'reuse' | 'gone'> =>
-      (await isMarkedByGc(node.outputPath)) ? reclaimFromGc({ outputPath: node.outputPath, label: node.id, timings, logger }) : 'reuse';
+    // Marked at selection: reclaim before serving. Later (a worker that completed it meanwhile): check again.
+    let checked = false;
+    const reclaim = async (): Promise<'reuse' | 'gone'> => {
+      const isMarked = checked ? await isMarkedByGc(node.outputPath) : marked.has(node);
+      checked = true;
+      return isMarked ? reclaimFromGc({ outputPath: node.outputPath, label: node.id, timings, logger }) : 'reuse';
+    };
     if (pruned.has(node)) {
       await checkDrift(target, logger, readServed);
       const status = (await reclaim()) === 'reuse' ? await readStatusFast(node.outputPath) : null;
