@@ -1,12 +1,18 @@
-import { marinPrefix, StoragePath } from '@marin/rigging';
+import type { Client } from '@marin/fray';
+import { marinPrefix, regionFromPrefix, StoragePath } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
-import { stderrLogger } from '../logger.js';
+import { silentLogger, stderrLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { runArtifacts } from './artifact-runner.js';
 import { ArtifactStep } from './artifact-step.js';
 import { VersionCodex, withVersions } from './build-context.js';
+import { explainArtifacts, formatArtifactExplanation } from './explain.js';
+import type { ArtifactExplanation } from './explain.js';
 import { formatPlanEntry, planArtifacts } from './plan.js';
 import type { ArtifactPlanEntry } from './plan.js';
+import { lowerArtifacts } from './lower.js';
+import { runBodyAsWorker } from './remote-body.js';
+import { StepContext } from './step-context.js';
 import { isMutableVersion, validateVersion } from './version.js';
 
 /** What `build()` may return: one handle, an array, or a name → handle record. */
@@ -19,6 +25,8 @@ export interface ArtifactArgs {
   run: boolean;
   maxConcurrent: number;
   prefix: string | null;
+  /** Internal: a re-entered worker runs only the body of the artifact at this output path. */
+  runStep: string | null;
 }
 
 export const ARTIFACT_USAGE = `usage: <script> --version VERSION [--override NAME=VERSION]... [--run] [--max-concurrent N] [--prefix PATH]
@@ -40,7 +48,7 @@ function usageError(message: string, details: Record<string, unknown> = {}): Exe
  *   or duplicate override; EXECUTOR_INVALID_VERSION for an invalid version
  */
 export function parseArtifactArgs(argv: readonly string[]): ArtifactArgs {
-  const out: ArtifactArgs = { version: '', overrides: new Map(), run: false, maxConcurrent: 8, prefix: null };
+  const out: ArtifactArgs = { version: '', overrides: new Map(), run: false, maxConcurrent: 8, prefix: null, runStep: null };
   let sawVersion = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -81,12 +89,37 @@ export function parseArtifactArgs(argv: readonly string[]): ArtifactArgs {
       case '--prefix':
         out.prefix = value();
         break;
+      case '--run-step':
+        out.runStep = value();
+        break;
+      case '--step-config-file':
+        value(); // the worker rebuilds the config from the same experiment; the shipped copy is informational
+        break;
       default:
         throw usageError(`unknown argument ${arg}`, { argument: arg });
     }
   }
   if (!sawVersion) throw usageError('--version is required (there is no silent dev default; pass --version dev to iterate)');
   return out;
+}
+
+/**
+ * A re-entered worker's run: rebuilds the experiment's graph, finds the artifact at `outputPath`, builds its config
+ * against the live context and runs its body, leaving the value for the runner that holds the lease.
+ * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT when no artifact of the graph lives at `outputPath`
+ */
+async function runStepAsWorker(handles: readonly ArtifactStep[], prefix: string, outputPath: string): Promise<void> {
+  const { nodes } = await lowerArtifacts(handles, prefix);
+  const want = outputPath.replace(/\/+$/, '');
+  const node = nodes.find((n) => n.outputPath.replace(/\/+$/, '') === want);
+  if (node === undefined) {
+    throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `--run-step ${outputPath}: no artifact of this experiment lives there (is the worker running the same flags?)`, {
+      details: { runStep: outputPath, outputs: nodes.map((n) => n.outputPath) },
+    });
+  }
+  const h = node.handle;
+  const ctx = StepContext.forRun({ outputPath: node.outputPath, prefix, region: regionFromPrefix(prefix), runtimeArgs: h.runtimeArgs, deps: h.deps });
+  await runBodyAsWorker(h, node.outputPath, await h.buildConfig(ctx));
 }
 
 function asHandles(result: ArtifactBuildResult): ArtifactStep[] {
@@ -106,12 +139,16 @@ export interface ArtifactMainOptions {
   out?: { write(text: string): unknown };
   /** Called with the exit code instead of rejecting (an entry script passes `process.exit`). @default rejects */
   exit?: (code: number) => void;
+  /** The Fray client remote bodies go to. @default currentClient() */
+  client?: Client;
 }
 
 /** What {@link artifactMain} did. */
 export interface ArtifactMainResult {
   args: ArtifactArgs;
   plan: ArtifactPlanEntry[];
+  /** Without `--run`: the explained plan that was printed. */
+  explanation: ArtifactExplanation[] | null;
   ran: boolean;
 }
 
@@ -137,15 +174,33 @@ export async function artifactMain(options: ArtifactMainOptions): Promise<Artifa
       );
     }
     const prefix = args.prefix !== null ? StoragePath.normalize(args.prefix) : await marinPrefix();
+    if (args.runStep !== null) {
+      await runStepAsWorker(handles, prefix, args.runStep);
+      return { args, plan: [], explanation: null, ran: true };
+    }
+    if (!args.run) {
+      // The plan explained: each artifact's action with its reason and recipe diff; nothing is written.
+      const explanation = await explainArtifacts(handles, { prefix, logger });
+      out.write(`Plan (pass --run to build) under ${prefix}:\n`);
+      for (const line of formatArtifactExplanation(explanation)) out.write(`${line}\n`);
+      return { args, plan: await planArtifacts(handles, { prefix, logger: silentLogger }), explanation, ran: false };
+    }
     const plan = await planArtifacts(handles, { prefix, logger });
-    out.write(`${args.run ? 'Building' : 'Plan (pass --run to build)'} under ${prefix}:\n`);
+    out.write(`Building under ${prefix}:\n`);
     for (const e of plan) out.write(`  ${formatPlanEntry(e)}${isMutableVersion(e.id.slice(e.id.lastIndexOf('@') + 1)) ? '  (mutable: rebuilds every run)' : ''}\n`);
-    if (!args.run) return { args, plan, ran: false };
-    await runArtifacts(handles, { prefix, maxConcurrent: args.maxConcurrent, logger });
+    // Workers re-enter with the script's whole command line (its own flags too), as executorMain's do.
+    const entryScript = process.argv[1];
+    await runArtifacts(handles, {
+      prefix,
+      maxConcurrent: args.maxConcurrent,
+      logger,
+      ...(options.client === undefined ? {} : { client: options.client }),
+      reentry: entryScript === undefined ? null : { entryScript, userArgs: process.argv.slice(2), execArgv: process.execArgv },
+    });
     const counts = new Map<string, number>();
     for (const e of plan) counts.set(e.action, (counts.get(e.action) ?? 0) + 1);
     out.write(`${plan.length} artifacts: ${[...counts].map(([a, n]) => `${n} ${a}`).join(', ')}\n`);
-    return { args, plan, ran: true };
+    return { args, plan, explanation: null, ran: true };
   } catch (e) {
     if (options.exit === undefined) throw e;
     const code = ExecutorError.is(e) ? e.code : 'unexpected';

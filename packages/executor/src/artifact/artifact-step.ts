@@ -1,3 +1,4 @@
+import type { RemoteCallable } from '@marin/fray';
 import { pyJsonDumps, prefixJoin } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import { Artifact } from './artifact-type.js';
@@ -22,8 +23,11 @@ export interface ArtifactStepOptions<T extends object, C> {
   version: string;
   /** @default Artifact (a data reference) */
   artifactType?: ArtifactType<T>;
-  /** The body, run in-process under the step's lease. */
-  run: ArtifactRunFn<C, T>;
+  /**
+   * The body, run in-process under the step's lease; or `remote(body, { resources, … })` (Fray's `RemoteCallable`)
+   * to run it as one Fray job on the current client while the runner keeps the lease, record and status.
+   */
+  run: ArtifactRunFn<C, T> | RemoteCallable<never>;
   /** Builds the config from the context: literals bear identity, values pulled from `ctx` do not. */
   buildConfig: BuildConfigFn<C>;
   /** The handles this step builds on (materialized first; the only ones `ctx` resolves). */
@@ -45,6 +49,10 @@ export function isRelativePath(path: string): boolean {
   return pythonUrlScheme(path) === '' && !path.startsWith('/');
 }
 
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return typeof x === 'object' && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
 function adoptNoop(): never {
   throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'adopted artifacts are registered, not computed');
 }
@@ -62,7 +70,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly name: string;
   readonly version: string;
   readonly artifactType: ArtifactType<T>;
-  readonly run: ArtifactRunFn<C, T>;
+  readonly run: ArtifactRunFn<C, T> | RemoteCallable<never>;
   readonly buildConfig: BuildConfigFn<C>;
   readonly deps: readonly ArtifactStep[];
   readonly runtimeArgs: Readonly<Record<string, unknown>>;
@@ -70,7 +78,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly adoptSource: string | null;
   readonly adoptConfig: Record<string, unknown> | null;
   readonly expectedFingerprint: string | null;
-  #payload: Promise<string> | undefined;
+  #payload: string | Promise<string> | undefined;
 
   constructor(opts: ArtifactStepOptions<T, C>) {
     validatePathSegment('name', opts.name);
@@ -125,16 +133,35 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
    * @throws {ExecutorError} EXECUTOR_UNCANONICAL_CONFIG when the config has no canonical form
    */
   fingerprintPayload(): Promise<string> {
-    this.#payload ??= this.#computePayload();
+    try {
+      return Promise.resolve(this.fingerprintPayloadNow());
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  /**
+   * {@link fingerprintPayload} without a promise when `buildConfig` is synchronous (the lowering of a large graph
+   * then runs without a microtask per step); a promise when it is async. Computed once per handle.
+   * @throws {ExecutorError} EXECUTOR_UNCANONICAL_CONFIG when the config has no canonical form (thrown, or rejected
+   *   for an async `buildConfig`)
+   */
+  fingerprintPayloadNow(): string | Promise<string> {
+    if (this.#payload === undefined) {
+      const payload = this.#computePayload();
+      this.#payload = payload;
+      // Cache the settled text so later calls are synchronous too.
+      if (typeof payload !== 'string') void payload.then((text) => (this.#payload = text), () => undefined);
+    }
     return this.#payload;
   }
 
-  async #computePayload(): Promise<string> {
+  #computePayload(): string | Promise<string> {
     if (this.adoptSource !== null) {
       return pyJsonDumps({ adopt_source: this.adoptSource, config: this.adoptConfig }, { sortKeys: true });
     }
-    const config = await this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
-    return canonicalJson(config);
+    const config = this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
+    return isThenable(config) ? Promise.resolve(config).then(canonicalJson) : canonicalJson(config);
   }
 
   /** The recipe fingerprint: 8 hex digits of md5 over the payload. Independent of prefix and region. */

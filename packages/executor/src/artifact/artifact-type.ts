@@ -48,12 +48,12 @@ export function resultPayload<T extends object>(type: ArtifactType<T>, value: un
 /**
  * Loads the artifact at `source` as `type` (Marin's `Artifact.raw_load`): reads its record, refuses one written by
  * another type, and validates `record.result` with the type's schema. A missing record yields a path-only handle
- * (an adopted or pinned artifact has none).
+ * (an adopted or pinned artifact has none). `preread` is the record already read at `source` in this run.
  * @throws {ExecutorError} EXECUTOR_RESULT_TYPE_MISMATCH when the record's `result_type` differs;
  *   EXECUTOR_INVALID_ARGUMENT when its `result` does not match the schema
  */
-export async function loadArtifact<T extends object>(type: ArtifactType<T>, source: string): Promise<LoadedArtifact<T>> {
-  const record = await readRecord(source);
+export async function loadArtifact<T extends object>(type: ArtifactType<T>, source: string, preread?: { record: ArtifactRecord | null }): Promise<LoadedArtifact<T>> {
+  const record = preread !== undefined ? preread.record : await readRecord(source);
   if (record !== null && record.result_type !== '' && record.result_type !== type.resultType) {
     throw new ExecutorError(
       'EXECUTOR_RESULT_TYPE_MISMATCH',

@@ -1,4 +1,4 @@
-import { float } from '@marin/rigging';
+import { float, pyJsonDumps } from '@marin/rigging';
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../errors.js';
 import { canonicalJson, fingerprintHash } from './canonical-json.js';
@@ -33,6 +33,39 @@ describe('canonicalJson()', () => {
     const a: Record<string, unknown> = {};
     a['self'] = a;
     expect(() => canonicalJson(a)).toThrow(expect.objectContaining({ code: 'EXECUTOR_UNCANONICAL_CONFIG' }) as Error);
+  });
+});
+
+describe('canonicalJson() common-case writer', () => {
+  it('writes the same bytes as the general writer for configs of JSON values only', () => {
+    const configs: unknown[] = [
+      { z: 1, a: [float(1), 0.1, -0, 1e21, 123456789012345680000, 2n ** 70n], m: { 'é': 'x\n"\\', '\ud83d\ude00': null, k: undefined } },
+      [[], {}, [[[]]], true, false, 'plain'],
+      Object.assign(Object.create(null) as object, { b: 2, a: 1 }),
+    ];
+    for (const c of configs) expect(canonicalJson(c)).toBe(pyJsonDumps(c, { sortKeys: true }));
+  });
+
+  it('hands sets, maps, class instances and deep values to the general writer (same rules, same errors)', () => {
+    expect(canonicalJson({ a: [{ s: new Set([3, 1]) }] })).toBe('{"a": [{"s": {"__set__": [1, 3]}}]}');
+    expect(canonicalJson({ m: new Map([['b', 1], ['a', 2]]) })).toBe('{"m": {"a": 2, "b": 1}}');
+    let deep: unknown = 1;
+    for (let i = 0; i < 200; i++) deep = [deep];
+    expect(canonicalJson(deep)).toBe(`${'['.repeat(200)}1${']'.repeat(200)}`);
+    try {
+      canonicalJson({ ok: [1, 2], bad: [{ f: () => 1 }] });
+      expect.unreachable();
+    } catch (e) {
+      expect(ExecutorError.hasCode(e, 'EXECUTOR_UNCANONICAL_CONFIG')).toBe(true);
+      expect((e as ExecutorError).details?.['path']).toBe('bad[0].f');
+    }
+  });
+
+  it('does not copy a config without sets (the value passed to pyJsonDumps is the config itself)', () => {
+    const inner = { s: new Set(['b', 'a']) };
+    const config = { keep: { x: 1 }, inner };
+    expect(canonicalJson(config)).toBe('{"inner": {"s": {"__set__": ["a", "b"]}}, "keep": {"x": 1}}');
+    expect(inner.s).toBeInstanceOf(Set); // the caller's config is left as it was
   });
 });
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { compareCodePoints, FloatValue, pyJsonDumps, RiggingError, StoragePath } from '@marin/rigging';
+import * as crypto from 'node:crypto';
+import { compareCodePoints, FloatValue, pyFloatRepr, pyIntRepr, pyJsonDumps, pyQuote, RiggingError, sortByCodePoint, StoragePath } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 
 /**
@@ -24,6 +24,8 @@ import { ExecutorError } from '../errors.js';
  *   a class instance, a `Date`, a cycle, a `Map` with non-string keys); `details.path` is its key path
  */
 export function canonicalJson(config: unknown): string {
+  const fast = writeCommon(config, 0);
+  if (fast !== undefined) return fast;
   try {
     return pyJsonDumps(prepare(config, new Set()), { sortKeys: true, reject: describeRejected });
   } catch (e) {
@@ -39,9 +41,75 @@ export function canonicalJson(config: unknown): string {
   }
 }
 
+/** Past this depth the common-case writer hands over to the general one (which also reports cycles). */
+const MAX_FAST_DEPTH = 64;
+
+/**
+ * The canonical JSON of a config made only of JSON's own values (strings, numbers, booleans, null/undefined,
+ * bigints, `FloatValue`s, `StoragePath`s, arrays and plain objects) — nearly every config — in one pass without the
+ * general writer's key-path bookkeeping; `undefined` when anything else occurs (a `Set`, a `Map`, a class instance,
+ * a function, a very deep or cyclic value), and the general path writes it or reports the error. Both produce the
+ * same bytes: `pyJsonDumps(…, {sortKeys: true})`.
+ */
+function writeCommon(v: unknown, depth: number): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return pyQuote(v);
+    case 'number':
+      return Number.isInteger(v) ? pyIntRepr(v) : pyFloatRepr(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+    case 'bigint':
+      return v.toString();
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (v === null) return 'null';
+  if (depth > MAX_FAST_DEPTH) return undefined;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const item = writeCommon(v[i], depth + 1);
+      if (item === undefined) return undefined;
+      out += i === 0 ? item : `, ${item}`;
+    }
+    return `${out}]`;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) {
+    if (FloatValue.is(v)) return pyFloatRepr(v.value);
+    if (v instanceof StoragePath) return pyQuote(v.toString());
+    return undefined;
+  }
+  const record = v as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 0) return '{}';
+  sortByCodePoint(keys);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const item = writeCommon(record[k], depth + 1);
+    if (item === undefined) return undefined;
+    out += `${i === 0 ? '' : ', '}${pyQuote(k)}: ${item}`;
+  }
+  return `${out}}`;
+}
+
 /** Marin's fingerprint of a canonical payload: the first 8 hex digits of its md5. */
 export function fingerprintHash(payload: string): string {
-  return createHash('md5').update(payload, 'utf8').digest('hex').slice(0, 8);
+  return md5Hex(payload).slice(0, 8);
+}
+
+/** One-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object a digest of one short string does not need. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
+function md5Hex(text: string): string {
+  return oneShotHash !== undefined ? oneShotHash('md5', text, 'hex') : crypto.createHash('md5').update(text, 'utf8').digest('hex');
 }
 
 function describeRejected(value: object): string | undefined {
@@ -51,7 +119,10 @@ function describeRejected(value: object): string | undefined {
   return `a ${value.constructor?.name ?? 'class'} instance`;
 }
 
-/** Rewrites `Set`s to Marin's `{"__set__": sorted}` form; everything else passes through for pyJsonDumps. */
+/**
+ * Rewrites `Set`s to Marin's `{"__set__": sorted}` form; everything else passes through for pyJsonDumps. Copy on
+ * write: a value with no `Set` inside is returned as is (the common config allocates nothing here).
+ */
 function prepare(value: unknown, stack: Set<object>): unknown {
   if (typeof value !== 'object' || value === null || FloatValue.is(value) || value instanceof StoragePath) return value;
   if (stack.has(value)) return value; // pyJsonDumps reports the cycle with its path
@@ -63,17 +134,35 @@ function prepare(value: unknown, stack: Set<object>): unknown {
       keyed.sort((a, b) => compareCodePoints(a.key, b.key));
       return { __set__: keyed.map((k) => k.m) };
     }
-    if (Array.isArray(value)) return value.map((v) => prepare(v, stack));
+    if (Array.isArray(value)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        const p = prepare(v, stack);
+        if (p !== v) (out ??= value.slice())[i] = p;
+      }
+      return out ?? value;
+    }
     if (value instanceof Map) {
+      let changed = false;
       const out = new Map<unknown, unknown>();
-      for (const [k, v] of value) out.set(k, prepare(v, stack));
-      return out;
+      for (const [k, v] of value) {
+        const p = prepare(v, stack);
+        changed ||= p !== v;
+        out.set(k, p);
+      }
+      return changed ? out : value;
     }
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return value;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = prepare(v, stack);
-    return out;
+    let out: Record<string, unknown> | null = null;
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      const v = (value as Record<string, unknown>)[k];
+      const p = prepare(v, stack);
+      if (p !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = p;
+    }
+    return out ?? value;
   } finally {
     stack.delete(value);
   }

@@ -4,6 +4,7 @@ import type { ExecutorLogger } from '../logger.js';
 import { diffVersions, formatChange } from '../plan/version-diff.js';
 import type { VersionChange } from '../plan/version-diff.js';
 import { readRecord } from './record.js';
+import type { ArtifactRecord } from './record.js';
 import { isMutableVersion } from './version.js';
 
 /** At most this many changed fields are spelled out in a drift message. */
@@ -55,9 +56,13 @@ export function describeDrift(changes: readonly VersionChange[]): string {
  * @throws {ExecutorError} EXECUTOR_FINGERPRINT_MISMATCH for a pinned step whose recorded build has another
  *   fingerprint (`details.recorded`, `details.computed`, `details.changes`)
  */
-export async function checkDrift(target: DriftTarget, logger: ExecutorLogger): Promise<DriftResult> {
+export async function checkDrift(
+  target: DriftTarget,
+  logger: ExecutorLogger,
+  read: (outputPath: string) => Promise<ArtifactRecord | null> = readRecord,
+): Promise<DriftResult> {
   if (isMutableVersion(target.version)) return { mutable: true, recorded: null, changes: [] };
-  const record = await readRecord(target.outputPath);
+  const record = await read(target.outputPath);
   if (record === null || record.fingerprint === target.fingerprint) return { mutable: false, recorded: null, changes: [] };
   const before = parsePayload(record.fingerprint_payload);
   const after = parsePayload(target.payload);

@@ -2,6 +2,7 @@ import { buildExperimentInfo, experimentInfoPath, infoFileText, writeTextFile } 
 import type { StepInfo } from '../run/info-files.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { ArtifactNode } from './lower.js';
+import { bodyOf } from './remote-body.js';
 
 /** The `.executor_info`-shaped entry of an artifact: its identity attributes as `config`, its deps' output paths. */
 export function artifactStepInfo(node: ArtifactNode): StepInfo {
@@ -10,7 +11,7 @@ export function artifactStepInfo(node: ArtifactNode): StepInfo {
   if (h.expectedFingerprint !== null) config['expected_fingerprint'] = h.expectedFingerprint;
   return {
     name: h.name,
-    fn_name: h.run.name === '' ? '<anonymous>' : h.run.name,
+    fn_name: bodyOf(h).name === '' ? '<anonymous>' : bodyOf(h).name,
     config,
     override_output_path: h.overridePath ?? `${h.name}/${h.version}`,
     version: {},

@@ -19,7 +19,11 @@ export { captureProvenance, LAUNCH_PROVENANCE_ENV, normalizeProvenance, publishe
 export type { Provenance } from './provenance.js';
 export { pydanticFloat, pydanticJson, pydanticString } from './pydantic-json.js';
 export type { PydanticJsonOptions } from './pydantic-json.js';
+export { explainArtifacts, formatArtifactExplanation, nearestOtherVersion } from './explain.js';
+export type { ArtifactExplainAction, ArtifactExplainOptions, ArtifactExplanation } from './explain.js';
 export { formatPlanEntry, planArtifacts } from './plan.js';
+export { REMOTE_RESULT_FILE } from './remote-body.js';
+export type { ArtifactReentryTarget } from './remote-body.js';
 export type { ArtifactPlanAction, ArtifactPlanEntry, ArtifactPlanOptions } from './plan.js';
 export { sanitizeUserSegment, userNamespacedName, usernameSegment, userOwnedName } from './namespacing.js';
 export { makeRecord, parseRecord, readRecord, RECORD_FILE, serializeRecord, STEP_RUNNER_EXECUTOR_VERSION, writeRecord } from './record.js';

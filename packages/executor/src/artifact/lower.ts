@@ -30,23 +30,24 @@ export interface ArtifactNode {
  *   `dev` dep; EXECUTOR_UNCANONICAL_CONFIG from the fingerprint
  */
 export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: string): Promise<{ nodes: ArtifactNode[]; byHandle: Map<ArtifactStep, ArtifactNode> }> {
+  const order = dependencyOrder(roots);
+  // Payloads of synchronous buildConfigs are computed inline; async ones are awaited together. Errors surface in
+  // dependency order, as the depth-first lowering raises them.
+  const payloads: (string | Promise<string>)[] = order.map((h) => h.fingerprintPayloadNow());
+  if (payloads.some((p) => typeof p !== 'string')) {
+    const settled = await Promise.allSettled(payloads);
+    settled.forEach((r, i) => {
+      if (r.status === 'rejected') throw r.reason;
+      payloads[i] = r.value;
+    });
+  }
   const byHandle = new Map<ArtifactStep, ArtifactNode>();
   const byPath = new Map<string, ArtifactNode>();
   const nodes: ArtifactNode[] = [];
-  const inStack = new Set<ArtifactStep>();
-
-  const visit = async (handle: ArtifactStep, trail: readonly string[]): Promise<ArtifactNode> => {
-    const done = byHandle.get(handle);
-    if (done !== undefined) return done;
-    if (inStack.has(handle)) {
-      const cycle = [...trail.slice(trail.indexOf(handle.id)), handle.id];
-      throw new ExecutorError('EXECUTOR_CYCLE', `Cycle detected in artifact graph: ${cycle.join(' -> ')}`, { details: { cycle } });
-    }
-    inStack.add(handle);
-    const deps: ArtifactNode[] = [];
-    for (const dep of handle.deps) deps.push(await visit(dep, [...trail, handle.id]));
-    inStack.delete(handle);
-    const payload = await handle.fingerprintPayload();
+  const base = prefixJoin(prefix, '');
+  for (let i = 0; i < order.length; i++) {
+    const handle = order[i] as ArtifactStep;
+    const payload = payloads[i] as string;
     const fingerprint = fingerprintHash(payload);
     if (handle.expectedFingerprint !== null && fingerprint !== handle.expectedFingerprint) {
       throw new ExecutorError(
@@ -65,20 +66,52 @@ export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: str
         );
       }
     }
-    const outputPath = stepOutputPath(handle, prefix);
+    // `{name}/{version}` is relative by construction (validated segments): join without re-parsing the prefix.
+    const outputPath = handle.overridePath === null ? (base === '' ? `${handle.name}/${handle.version}` : base.endsWith('/') ? `${base}${handle.name}/${handle.version}` : `${base}/${handle.name}/${handle.version}`) : stepOutputPath(handle, prefix);
     const existing = byPath.get(outputPath);
     if (existing !== undefined) {
       byHandle.set(handle, existing);
-      return existing;
+      continue;
     }
-    const node: ArtifactNode = { handle, id: handle.id, outputPath, payload, fingerprint, depRefs: handle.deps.map((d) => d.id), deps: [...new Set(deps)] };
+    const deps: ArtifactNode[] = [];
+    for (const d of handle.deps) {
+      const n = byHandle.get(d) as ArtifactNode;
+      if (!deps.includes(n)) deps.push(n);
+    }
+    const node: ArtifactNode = { handle, id: handle.id, outputPath, payload, fingerprint, depRefs: handle.deps.map((d) => d.id), deps };
     byHandle.set(handle, node);
     byPath.set(outputPath, node);
     nodes.push(node);
-    return node;
-  };
-  for (const root of roots) await visit(root, []);
+  }
   return { nodes, byHandle };
+}
+
+/**
+ * Every handle reachable from `roots`, each once, deps before dependents (depth-first post-order).
+ * @throws {ExecutorError} EXECUTOR_CYCLE for a dep cycle (`details.cycle`, the ids around it)
+ */
+function dependencyOrder(roots: readonly ArtifactStep[]): ArtifactStep[] {
+  const done = new Set<ArtifactStep>();
+  const inStack = new Set<ArtifactStep>();
+  const trail: ArtifactStep[] = [];
+  const order: ArtifactStep[] = [];
+  const visit = (handle: ArtifactStep): void => {
+    if (done.has(handle)) return;
+    if (inStack.has(handle)) {
+      const ids = trail.map((h) => h.id);
+      const cycle = [...ids.slice(ids.indexOf(handle.id)), handle.id];
+      throw new ExecutorError('EXECUTOR_CYCLE', `Cycle detected in artifact graph: ${cycle.join(' -> ')}`, { details: { cycle } });
+    }
+    inStack.add(handle);
+    trail.push(handle);
+    for (const dep of handle.deps) visit(dep);
+    trail.pop();
+    inStack.delete(handle);
+    done.add(handle);
+    order.push(handle);
+  };
+  for (const root of roots) visit(root);
+  return order;
 }
 
 /** The runner's output path of a handle: its `overridePath` (relative to the prefix unless absolute), else `{prefix}/{name}/{version}`. */

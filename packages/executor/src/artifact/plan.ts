@@ -19,6 +19,12 @@ export interface ArtifactPlanEntry {
   id: string;
   outputPath: string;
   fingerprint: string;
+  /** The canonical config the fingerprint hashes. */
+  payload: string;
+  /** The `expectedFingerprint` pin, if any. */
+  expectedFingerprint: string | null;
+  /** `name@version` of each declared dep. */
+  deps: string[];
   /**
    * `run` (not built), `skip` (built), `prune` (built or not, only feeds built artifacts), `adopt` (registers
    * existing data, not yet recorded), `rebuild` (a mutable `dev` version: rebuilt every run).
@@ -29,6 +35,8 @@ export interface ArtifactPlanEntry {
   driftFrom: string | null;
   changes: VersionChange[];
 }
+
+const NO_CHANGES: VersionChange[] = [];
 
 /** Options of {@link planArtifacts}. */
 export interface ArtifactPlanOptions {
@@ -71,7 +79,18 @@ export async function planArtifacts(handles: readonly ArtifactStep[], options: A
     else if (isMutableVersion(n.handle.version)) action = 'rebuild';
     else if (built(n)) action = 'skip';
     else action = n.handle.adoptSource !== null ? 'adopt' : 'run';
-    return { id: n.id, outputPath: n.outputPath, fingerprint: n.fingerprint, action, status: statusOf.get(n) ?? null, driftFrom: d?.recorded ?? null, changes: d?.changes ?? [] };
+    return {
+      id: n.id,
+      outputPath: n.outputPath,
+      fingerprint: n.fingerprint,
+      payload: n.payload,
+      expectedFingerprint: n.handle.expectedFingerprint,
+      deps: n.depRefs,
+      action,
+      status: statusOf.get(n) ?? null,
+      driftFrom: d?.recorded ?? null,
+      changes: d?.changes ?? NO_CHANGES,
+    };
   });
 }
 

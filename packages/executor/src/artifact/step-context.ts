@@ -6,6 +6,14 @@ import { loadArtifact } from './artifact-type.js';
 /** The placeholders a fingerprint sees for values pulled from the context (Marin's `for_fingerprint`). */
 export const FINGERPRINT_PLACEHOLDERS = Object.freeze({ outputPath: '<output_path>', prefix: '<prefix>', region: '<region>' });
 
+/** The runtime args of a fingerprint context for a step that declares none (shared: planning builds thousands). */
+const NO_RUNTIME_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** A dep's reference at fingerprint time: `name@version`. */
+function depIdentity(dep: ArtifactStep): string {
+  return `${dep.name}@${dep.version}`;
+}
+
 interface StepContextInit {
   outputPath: string;
   prefix: string;
@@ -31,7 +39,7 @@ export class StepContext {
   readonly #depRef: (dep: ArtifactStep) => string;
   readonly #runtimeArgs: Readonly<Record<string, unknown>>;
   readonly #deps: readonly ArtifactStep[];
-  readonly #loaded = new Map<ArtifactStep, Promise<LoadedArtifact<object>>>();
+  #loaded: Map<ArtifactStep, Promise<LoadedArtifact<object>>> | undefined;
 
   private constructor(init: StepContextInit) {
     this.outputPath = init.outputPath;
@@ -58,14 +66,17 @@ export class StepContext {
 
   /** The fingerprint context: placeholders for everything pulled, `name@version` for each dep's path. */
   static forFingerprint(runtimeArgKeys: Iterable<string> = [], deps: readonly ArtifactStep[] = []): StepContext {
-    const runtimeArgs: Record<string, unknown> = {};
-    for (const k of runtimeArgKeys) runtimeArgs[k] = `<${k}>`;
+    let runtimeArgs: Record<string, unknown> = NO_RUNTIME_ARGS;
+    for (const k of runtimeArgKeys) {
+      if (runtimeArgs === NO_RUNTIME_ARGS) runtimeArgs = {};
+      runtimeArgs[k] = `<${k}>`;
+    }
     return new StepContext({
       outputPath: FINGERPRINT_PLACEHOLDERS.outputPath,
       prefix: FINGERPRINT_PLACEHOLDERS.prefix,
       region: FINGERPRINT_PLACEHOLDERS.region,
       isFingerprint: true,
-      depRef: (d) => `${d.name}@${d.version}`,
+      depRef: depIdentity,
       runtimeArgs,
       deps,
     });
@@ -90,6 +101,7 @@ export class StepContext {
       throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'ctx.resolved is unavailable at fingerprint time; branch on ctx.isFingerprint');
     }
     this.#requireDeclared(dep as ArtifactStep);
+    this.#loaded ??= new Map();
     let loaded = this.#loaded.get(dep as ArtifactStep);
     if (loaded === undefined) {
       loaded = loadArtifact(dep.artifactType as never, this.#depRef(dep as ArtifactStep)) as Promise<LoadedArtifact<object>>;

@@ -20,6 +20,7 @@ const SCHEME_CHAR = /^[A-Za-z0-9+\-.]$/;
 
 /** The scheme Python's `urlparse(value).scheme` finds (`''` for none), lower-cased as Python does. */
 export function pythonUrlScheme(value: string): string {
+  if (!value.includes(':')) return ''; // no scheme without a colon (the characters stripped below are not colons)
   const url = value.replace(LEADING_C0_OR_SPACE, '').replace(UNSAFE_URL_CHARS, '');
   const i = url.indexOf(':');
   if (i <= 0) return '';
@@ -63,6 +64,8 @@ export function validatePathSegment(label: 'name' | 'version', value: string): v
  * @throws {ExecutorError} EXECUTOR_INVALID_VERSION
  */
 export function validateVersion(version: string): void {
+  // A graph repeats a handful of versions thousands of times: remember the last valid one.
+  if (version === lastValidVersion) return;
   validatePathSegment('version', version);
   if (isMutableVersion(version)) return;
   if (!CALVER_RE.test(version)) {
@@ -72,4 +75,7 @@ export function validateVersion(version: string): void {
       `version ${show(version)} must be a calendar version YYYY.MM.DD (optionally YYYY.MM.DD.N) or a mutable 'dev'/'<label>-dev'`,
     );
   }
+  lastValidVersion = version;
 }
+
+let lastValidVersion: string | null = null;

@@ -7,6 +7,7 @@ import { silentLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { GC_TOMBSTONE_FILE, readGcTombstone, removeGcTombstone, writeGcTombstone } from '../status/gc-tombstone.js';
 import { startHeartbeat } from '../status/heartbeat.js';
+import { RECORD_FILE } from '../artifact/record.js';
 import { fileUnder, LEASE_FILE, readStatus, STATUS_FILE } from '../status/status-store.js';
 import { scanPrefix } from './gc-scan.js';
 import { unreferencedOutputs } from './gc-plan.js';
@@ -92,6 +93,8 @@ async function deleteUnderLease(c: GcCandidate, ctx: DeleteContext): Promise<str
     const fs = filesystemFor(c.path);
     // The status goes first: an interrupted deletion leaves no SUCCESS over partial data.
     await fs.rm(fileUnder(c.path, STATUS_FILE), { missingOk: true });
+    // Then an artifact's record, so no reader loads a record over data being deleted.
+    if (!lost) await fs.rm(fileUnder(c.path, RECORD_FILE), { missingOk: true });
     const files = (await listFilesRecursive(fs, c.path, { includeTemporary: true })).filter(
       (f) => !f.rel.startsWith(LEASE_FILE) && f.rel !== GC_TOMBSTONE_FILE,
     );

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { absolutePrefix } from '../resolution/make-prefix-absolute.js';
 import { pathJoin } from '../dag/path-join.js';
 import type { StepStatus } from '../status/status.js';
+import { artifactIdOf } from './artifact-records.js';
 import { canonicalPath, isUnder, normalizeUrl } from './canonical-path.js';
 import { scanPrefix } from './gc-scan.js';
 import type { GcExperiment, GcOutsideReference, GcScan } from './gc-scan.js';
@@ -57,6 +58,8 @@ export interface GcCandidate {
   sizeBytes: number;
   /** Time since its newest executor file was written, when known. */
   ageMs: number | null;
+  /** `name@version` when the output is an artifact with an `.artifact.json` record, else `null`. */
+  artifact: string | null;
   /** `delete`, or `keep` because the step is in use or is an input of a step in use. */
   action: 'delete' | 'keep';
   /** Why it is kept, e.g. `RUNNING`, `live lease held by host-1-2`, `input of x-123 (RUNNING)`. */
@@ -115,7 +118,8 @@ export function unreferencedOutputs(scan: GcScan, keepPaths: readonly string[]):
  *
  * Roots are the experiment JSON files under `experimentsPath` (those created at or after `since`,
  * kept ones, and any with a step in use); every `output_path` and dependency they list is reachable.
- * A step output is a directory holding `.executor_info` or `.executor_status`. Outputs that are
+ * A step output is a directory holding `.executor_info`, `.executor_status` or an artifact's `.artifact.json`; what
+ * the records of referenced artifacts name (`dep_paths`, an adopted `source`) is reachable too. Outputs that are
  * RUNNING or hold a live lease, and the inputs of those, are listed as `keep`. Paths are compared
  * canonically (symlinks resolved, URLs normalized); references outside the prefix are reported.
  *
@@ -147,6 +151,7 @@ export async function planGc(options: GcOptions): Promise<GcPlan> {
       path,
       rel: path.startsWith(`${roots.prefix}/`) ? path.slice(roots.prefix.length + 1) : path,
       status: o.status,
+      artifact: await artifactIdOf(o),
       sizeBytes: files.reduce((sum, f) => sum + f.info.size, 0),
       ageMs: stamps.length === 0 ? null : Math.max(0, now() - Math.max(...stamps)),
       action: keepReason === null ? 'delete' : 'keep',

@@ -3,6 +3,8 @@ import type { FileInfo, LeaseTimings } from '@marin/rigging';
 import { fileUnder, INFO_FILE, LEASE_FILE, STATUS_FILE } from '../status/status-store.js';
 import { parseStatusText, STATUS_RUNNING } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
+import { RECORD_FILE } from '../artifact/record.js';
+import { addRecordedReferences } from './artifact-records.js';
 import { canonicalPath, isUnder } from './canonical-path.js';
 
 /** One experiment JSON file and whether it keeps its outputs alive. */
@@ -175,7 +177,7 @@ async function walkOutputs(opts: ScanOptions): Promise<{ path: string; entries: 
     for (const { dir, entries } of listings) {
       directories++;
       const names = new Set(entries.map((e) => nameOf(e.url)));
-      if (dir !== opts.prefix && (names.has(INFO_FILE) || names.has(STATUS_FILE))) {
+      if (dir !== opts.prefix && (names.has(INFO_FILE) || names.has(STATUS_FILE) || names.has(RECORD_FILE))) {
         found.set(dir, entries);
         continue;
       }
@@ -233,5 +235,7 @@ export async function scanPrefix(opts: ScanOptions): Promise<GcScan> {
       if (!isUnder(r, opts.prefix)) outside.push({ experiment: e.info.path, path: r });
     }
   }
+  // Artifacts: what the records of referenced artifacts were built from (dep_paths) or alias (source) is reachable.
+  await addRecordedReferences(outputs, referenced, opts.prefix, opts.warn);
   return { experiments: read.map((e) => e.info), outputs, referenced, protectedInputs, outside };
 }
