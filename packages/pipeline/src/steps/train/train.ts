@@ -7,6 +7,7 @@ import { PipelineError } from '../../errors.js';
 import { runLevanterJob } from '../../levanter/levanter-job.js';
 import type { LevanterJobResult } from '../../levanter/levanter-job.js';
 import { parseJsonLoggerRecords, resumedFromStep } from '../../levanter/levanter-log.js';
+import { metricsPathOf } from '../../levanter/levanter-metrics.js';
 import { isLocalPath, levanterPath, levanterPythonEnv, levanterRuntime, levanterTokenizerPath } from '../../levanter/levanter-runtime.js';
 import { toLevanterYaml } from '../../levanter/levanter-yaml.js';
 import { referenceHfConfig } from './levanter-model-config.js';
@@ -29,7 +30,7 @@ import type { TrainSummary } from './train-summary.js';
  *   when the job fails (`details.errorLine` is Levanter's own error, `details.configPath` the YAML it read),
  *   its Python environment cannot be built, or it is terminated
  */
-export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal'>): Promise<TrainSummary> {
+export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal' | 'progress'>): Promise<TrainSummary> {
   const config = parseTrainStepConfig(rawConfig);
   const hasValidation = await checkCache(config.cache_path);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
@@ -65,6 +66,9 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
     signal: ctx.signal,
     configPath: layout.configPath,
     logPath: prefixJoin(layout.logsPath, `train_lm-${timestamp()}.log`),
+    metricsPath: metricsPathOf(out),
+    totalSteps: config.train.num_train_steps,
+    ...(ctx.progress === undefined ? {} : { progress: ctx.progress }),
   });
   // Levanter names its log file `<log_dir>/<run id>.log.log` (it passes "<id>.log" as the file's base name).
   return writeSummary(config, runId, job, logDir === levanterLayout.logsPath ? prefixJoin(layout.logsPath, `${runId}.log.log`) : null);
