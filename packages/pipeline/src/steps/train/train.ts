@@ -21,13 +21,16 @@ import type { TrainSummary } from './train-summary.js';
  * The train step: writes Levanter's `TrainLmConfig` to `<out>/levanter_config.yaml`, runs
  * `python -m levanter.main.train_lm` as a Fray binary job with the configured resources in the
  * Levanter Python environment, and, once it succeeds, writes `<out>/train_summary.json` from the
- * metrics Levanter logged. Checkpoints go to `<out>/checkpoints`, Hugging Face exports to `<out>/hf`.
+ * metrics Levanter logged. Checkpoints go to `<out>/checkpoints`, Hugging Face exports to `<out>/hf`,
+ * the job's whole output to `<out>/logs/train_lm-<time>.log`, its metrics per step to
+ * `<out>/metrics/metrics.jsonl`, which `ctx.progress` shows as a status line while the job runs.
  * A rerun after a killed or failed job resumes from Levanter's newest checkpoint there. Aborting
  * `ctx.signal` terminates the job.
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID for a bad config; PIPELINE_CACHE_INVALID when the
  *   token cache's train split is missing or unfinished (before any job is submitted); PIPELINE_JOB_FAILED
- *   when the job fails (`details.errorLine` is Levanter's own error, `details.configPath` the YAML it read),
+ *   when the job fails (`details.errorLine` is Levanter's own error, `details.outputTail` the last meaningful
+ *   lines of its output, `details.configPath` the YAML it read),
  *   its Python environment cannot be built, or it is terminated
  */
 export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal' | 'progress'>): Promise<TrainSummary> {
