@@ -13,12 +13,18 @@ export interface TrainStatus {
   etaSeconds: number | null;
 }
 
+/** Steps whose records the rate is measured over. */
+const RATE_WINDOW = 10;
+/** Levanter's first steps include compiling the train step: their times say nothing of the rate. */
+const WARMUP_STEPS = 2;
+
 /**
  * Follows a training run through its metrics records (in the order they were written) and says where it
- * is: steps done of `totalSteps`, the last loss and throughput, and the time left at the rate measured
- * between the first and the last step seen (the first step's compilation is before the first record).
+ * is: steps done of `totalSteps`, the last loss and throughput, and the time left at the rate of the last
+ * few steps (not counting the first two of the run, which include compilation, once later ones are seen).
  */
 export class TrainProgress {
+  private readonly points: { step: number; time: number }[] = [];
   private first: { step: number; time: number } | null = null;
   private last: { step: number; time: number } | null = null;
   private loss: number | null = null;
@@ -29,7 +35,11 @@ export class TrainProgress {
   add(records: readonly MetricsRecord[]): void {
     for (const r of records) {
       this.first ??= { step: r.step, time: r.time };
-      if (this.last === null || r.step >= this.last.step) this.last = { step: r.step, time: r.time };
+      if (this.last === null || r.step >= this.last.step) {
+        this.last = { step: r.step, time: r.time };
+        this.points.push(this.last);
+        if (this.points.length > RATE_WINDOW + 1) this.points.shift();
+      }
       const loss = r.metrics['train/loss'];
       if (loss !== undefined) this.loss = loss;
       const tps = r.metrics['throughput/tokens_per_second'];
@@ -41,8 +51,10 @@ export class TrainProgress {
   status(): TrainStatus | null {
     if (this.first === null || this.last === null) return null;
     const done = Math.min(this.last.step + 1, this.totalSteps);
-    const steps = this.last.step - this.first.step;
-    const seconds = this.last.time - this.first.time;
+    const settled = this.points.filter((p) => p.step >= (this.first?.step ?? 0) + WARMUP_STEPS - 1);
+    const from = settled.length >= 2 ? settled[0]! : this.points[0]!;
+    const steps = this.last.step - from.step;
+    const seconds = this.last.time - from.time;
     const etaSeconds = steps > 0 && seconds > 0 ? Math.max(0, ((this.totalSteps - done) * seconds) / steps) : null;
     return { done, total: this.totalSteps, loss: this.loss, tokensPerSecond: this.tokensPerSecond, etaSeconds };
   }
