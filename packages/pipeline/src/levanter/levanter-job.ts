@@ -132,7 +132,11 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
   });
 }
 
-function jobArgs(options: LevanterJobOptions): string[] {
+/**
+ * The job's `python` arguments: the shipped `levanter_job.py` with the output file, the metrics file when
+ * asked, `--echo` at `verbose` (the output is shown as well), then the Levanter command.
+ */
+export function jobArgs(options: Pick<LevanterJobOptions, 'args' | 'logPath' | 'metricsPath' | 'progress'>): string[] {
   const args = [JOB_SCRIPT, '--output-log', levanterPath(options.logPath)];
   if (options.metricsPath !== undefined) args.push('--metrics', levanterPath(options.metricsPath));
   if (options.progress?.level === 'verbose') args.push('--echo');
