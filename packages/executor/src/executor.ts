@@ -10,6 +10,7 @@ import { explainSteps, formatPlan } from './plan/explain.js';
 import type { StepPlan } from './plan/explain.js';
 import { createProgressReporter } from './progress/progress-reporter.js';
 import type { ProgressReporter, ProgressStream } from './progress/progress-reporter.js';
+import { stepProgress } from './progress/step-progress.js';
 import type { OutputLevel } from './progress/progress-mode.js';
 import { runReason } from './run/run-reason.js';
 import { unmatchedPatternsError } from './run/run-only.js';
@@ -308,7 +309,7 @@ export class Executor {
 
   private async schedule(prepared: PreparedRun): Promise<void> {
     const { config } = prepared;
-    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress, level: config.verbosity, stream: this.progressStream });
+    const reporter: ProgressReporter = createProgressReporter({ mode: config.progress, level: config.verbosity, stream: this.progressStream, statusIntervalMs: config.statusIntervalMs });
     this.reporter = reporter;
     try {
       await this.scheduleWith(prepared, reporter);
@@ -481,6 +482,7 @@ export class Executor {
           notify: (m) => {
             if (config.verbosity === 'normal') reporter.log(`  ↳ ${m}`);
           },
+          progress: stepProgress(reporter, label, config.verbosity),
         }),
     });
     try {

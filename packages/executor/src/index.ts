@@ -40,7 +40,7 @@ export {
   visitConfigRaw,
   walkConfig,
 } from './dag/index.js';
-export type { ConfigEvent, ConfigVisitor, ExecutorStepOptions, MirroredOptions, Resolved, StepContext, StepFn, StepRemoteCallable } from './dag/index.js';
+export type { ConfigEvent, ConfigVisitor, ExecutorStepOptions, MirroredOptions, Resolved, StepContext, StepFn, StepProgress, StepRemoteCallable } from './dag/index.js';
 export { silentLogger, stderrLogger } from './logger.js';
 export type { ExecutorLogger } from './logger.js';
 export { MAX_INLINE_DEPTH, VersionGraph, collectDependenciesAndVersion, hash6 } from './versioning/index.js';

@@ -67,6 +67,14 @@ export function tinyMcTaskPath(): string {
 }
 
 /**
+ * Absolute path of the script every Levanter job runs through (`python levanter_job.py --output-log … -- -m …`):
+ * it sends the job's output to a log file and writes the tracker's metrics to a JSON-lines file.
+ */
+export function levanterJobScriptPath(): string {
+  return join(packageRoot(), 'python', 'levanter_job.py');
+}
+
+/**
  * Absolute path of the pipeline's Python requirements lock (Levanter with JAX on CPU, lm-eval, exact pins): the
  * environment train and eval jobs run in, built once per machine by `ensurePythonEnv` from `@marin/rigging`.
  */

@@ -1,6 +1,6 @@
 export { ExecutorStep } from './executor-step.js';
 export type { ExecutorStepOptions, StepRemoteCallable } from './executor-step.js';
-export type { StepContext, StepFn } from './types.js';
+export type { StepContext, StepFn, StepProgress } from './types.js';
 export { InputName } from './input-name.js';
 export { OutputName, THIS_OUTPUT_PATH, thisOutputPath } from './output-name.js';
 export { VersionedValue, ensureVersioned, unwrapVersionedValue, versioned } from './versioned-value.js';

@@ -8,6 +8,25 @@ export interface StepContext {
   readonly outputPath: string;
   /** Aborted when the executor loses the step's lease; honour it to stop early. */
   readonly signal: AbortSignal;
+  /** What the step may show while it runs; absent where nobody watches (a remote step's worker, tests). */
+  readonly progress?: StepProgress;
+}
+
+/**
+ * How a running step shows its own progress through the executor's display, e.g. a training step's
+ * `step 12/20 · loss 5.83 · 1.2k tok/s · ETA 0:41` instead of its tool's raw log.
+ */
+export interface StepProgress {
+  /** The run's output level (`--quiet`, `--verbose`): at `verbose` a step may also show its raw log. */
+  readonly level: 'quiet' | 'normal' | 'verbose';
+  /**
+   * The step's current status, replacing the previous one: on a terminal it is the step's line in the
+   * live view; off a terminal a `⋯ <label> <status>` line, at most once per status interval (`--status-interval`).
+   * Not shown at `quiet`.
+   */
+  status(text: string): void;
+  /** Prints one line once (where the step's raw log goes), indented under the step; not at `quiet`. */
+  note(text: string): void;
 }
 
 /**

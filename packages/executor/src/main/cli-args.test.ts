@@ -12,6 +12,7 @@ describe('parseExecutorArgs()', () => {
       forceRun: null,
       maxConcurrent: null,
       progress: 'auto',
+      statusInterval: null,
       help: false,
       verbose: false,
       quiet: false,
@@ -35,6 +36,14 @@ describe('parseExecutorArgs()', () => {
     }
     // Shown as typed: not `my\/(exp` (RegExp.source) nor double-escaped.
     expect(message).toContain('"my/(exp"');
+  });
+
+  it('takes --status-interval in seconds and refuses a value that is not a positive number', () => {
+    expect(parseExecutorArgs(['--status-interval', '2.5']).statusInterval).toBe(2.5);
+    expect(parseExecutorArgs(['--status_interval=30']).statusInterval).toBe(30);
+    for (const bad of ['0', '-1', 'soon', '']) {
+      expect(() => parseExecutorArgs(['--status-interval', bad])).toThrow(expect.objectContaining({ code: 'EXECUTOR_INVALID_ARGUMENT', details: expect.objectContaining({ usage: true }) }));
+    }
   });
 
   it('takes --backend local|iris|ray and rejects anything else as a usage error', () => {

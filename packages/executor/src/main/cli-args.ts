@@ -14,6 +14,7 @@ export const ExecutorArgsSchema = z.object({
   forceRun: z.array(z.string()).nullable(),
   maxConcurrent: z.number().int().nullable(),
   progress: ProgressModeSchema,
+  statusInterval: z.number().positive().nullable(),
   help: z.boolean(),
   verbose: z.boolean(),
   quiet: z.boolean(),
@@ -43,6 +44,9 @@ options:
                                        old output is replaced under the lease); repeatable
   --max-concurrent <n>                 at most n steps active at once (default: 8)
   --progress auto|live|plain           progress display (default: auto)
+  --status-interval <seconds>          off a terminal, print a running step's status (a training
+                                       step's step, loss, tokens/s, ETA) at most this often
+                                       (default: 10)
   --json [true|false]                  print the dry-run plan, or the run's outcome per step, as
                                        JSON on stdout (default: false)
   --quiet [true|false]                 print only failures and the summary (default: false)
@@ -63,7 +67,7 @@ Exit codes: 0 success, 1 a step or the run failed, 2 bad arguments.
 /** The usage text with a placeholder script name; `executorMain` prints it with the script's own name. */
 export const EXECUTOR_USAGE = executorUsage('<entry script>');
 
-type FlagKind = 'string' | 'boolean' | 'runOnly' | 'integer' | 'progress' | 'backend' | 'help' | 'internal';
+type FlagKind = 'string' | 'boolean' | 'runOnly' | 'integer' | 'seconds' | 'progress' | 'backend' | 'help' | 'internal';
 
 const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
   prefix: { key: 'prefix', kind: 'string' },
@@ -74,6 +78,7 @@ const FLAGS: Record<string, { key: keyof ExecutorArgs; kind: FlagKind }> = {
   'force-run': { key: 'forceRun', kind: 'runOnly' },
   'max-concurrent': { key: 'maxConcurrent', kind: 'integer' },
   progress: { key: 'progress', kind: 'progress' },
+  'status-interval': { key: 'statusInterval', kind: 'seconds' },
   backend: { key: 'backend', kind: 'backend' },
   help: { key: 'help', kind: 'help' },
   verbose: { key: 'verbose', kind: 'boolean' },
@@ -134,6 +139,7 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
     forceRun: null,
     maxConcurrent: null,
     progress: 'auto',
+    statusInterval: null,
     help: false,
     verbose: false,
     quiet: false,
@@ -196,6 +202,13 @@ export function parseExecutorArgs(argv: readonly string[]): ExecutorArgs {
         const n = Number(value);
         if (n < 1) throw usageError(`max_concurrent must be a positive integer, got ${n}`, { value: n });
         out.maxConcurrent = n;
+        break;
+      }
+      case 'seconds': {
+        const value = takeValue();
+        const n = Number(value);
+        if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`--${rawName} must be a positive number of seconds, got ${JSON.stringify(value)}`, { value });
+        out.statusInterval = n;
         break;
       }
       case 'progress': {

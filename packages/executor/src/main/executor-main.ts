@@ -192,6 +192,7 @@ export async function executorMain(options: ExecutorMainOptions): Promise<Map<Ex
       forceRunFailed: args.forceRunFailed,
       maxConcurrent: options.maxConcurrent ?? args.maxConcurrent,
       progress: args.progress,
+      ...(args.statusInterval === null ? {} : { statusIntervalMs: args.statusInterval * 1000 }),
       verbosity,
       signal: controller.signal,
     });

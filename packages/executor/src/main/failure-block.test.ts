@@ -45,4 +45,19 @@ describe('failure blocks', () => {
       '  hint: a path the step reads does not exist; check the step that should have written it',
     ]);
   });
+
+  it("shows the last lines of a failed job's output that an error in the chain carries, and where the rest is", () => {
+    const job = Object.assign(new Error('Levanter train_lm failed: ValueError: no cache'), {
+      code: 'PIPELINE_JOB_FAILED',
+      details: { logPath: '/out/logs/train_lm.log', outputTail: ['Traceback (most recent call last):', '  … 14 frames', 'ValueError: no cache'] },
+    });
+    const err = new ExecutorError('EXECUTOR_STEP_FAILED', 'Step failed: train-1', { cause: job, details: { step: 'train-1' } });
+    expect(formatFailureBlock({ label: 'train-1', error: err, errorLog: null, c: palette(false) })).toEqual([
+      'FAILED train-1: Levanter train_lm failed: ValueError: no cache [PIPELINE_JOB_FAILED]',
+      "  last lines of the job's output (all of it: /out/logs/train_lm.log):",
+      '    Traceback (most recent call last):',
+      '      … 14 frames',
+      '    ValueError: no cache',
+    ]);
+  });
 });

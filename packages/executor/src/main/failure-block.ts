@@ -69,6 +69,21 @@ export function failureHint(error: unknown, code: string | null): string | null 
   return code === null ? null : (HINTS[code] ?? null);
 }
 
+/**
+ * The last meaningful lines of a failed job's output, from the first error in the chain whose
+ * `details.outputTail` lists them (with `details.logPath`, where the whole output is); `null` when none does.
+ */
+export function jobOutputOf(error: unknown): { tail: string[]; path: string | null } | null {
+  for (const e of causeChain(error)) {
+    const details = typeof e === 'object' && e !== null ? (e as { details?: unknown }).details : undefined;
+    if (typeof details !== 'object' || details === null) continue;
+    const { outputTail, logPath } = details as { outputTail?: unknown; logPath?: unknown };
+    if (!Array.isArray(outputTail) || outputTail.length === 0) continue;
+    return { tail: outputTail.map(String), path: typeof logPath === 'string' ? logPath : null };
+  }
+  return null;
+}
+
 /** What a failure block shows besides the error. */
 export interface FailureBlockInput {
   /** The step's label, or `null` for a run-level error. */
@@ -84,6 +99,8 @@ export interface FailureBlockInput {
  *
  *     FAILED hello_world/stats-b5daf3: ENOENT: no such file or directory, open '…' [ENOENT]
  *       at /home/me/exp/hello_world.js:37:22
+ *       last lines of the job's output (all of it: /tmp/marin/checkpoints/run/logs/train_lm-….log):
+ *         ValueError: No source and no cache found for component quickstart split train
  *       logs: iris job logs /me/job-1 · full error: /tmp/marin-executor/hello_world-….log
  *       hint: a path the step reads does not exist; check the step that should have written it
  */
@@ -96,6 +113,11 @@ export function formatFailureBlock(input: FailureBlockInput): string[] {
   const lines = [`${head}${code === null ? '' : c.dim(` [${code}]`)}`];
   const frame = userFrame(error);
   if (frame !== null) lines.push(`  at ${frame}`);
+  const output = jobOutputOf(error);
+  if (output !== null) {
+    lines.push(c.dim(`  last lines of the job's output${output.path === null ? '' : ` (all of it: ${output.path})`}:`));
+    for (const line of output.tail) lines.push(`    ${line}`);
+  }
   const where = [f.logs === null ? null : `logs: ${f.logs}`, input.errorLog === null ? null : `full error: ${input.errorLog}`].filter((x) => x !== null);
   if (where.length > 0) lines.push(c.dim(`  ${where.join(' · ')}`));
   const hint = failureHint(error, code);

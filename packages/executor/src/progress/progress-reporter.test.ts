@@ -141,4 +141,38 @@ describe('progress reporter', () => {
       '3 steps: 1 ran, 1 skipped (already succeeded), 0 failed, 1 not run (dependency failed)',
     ]);
   });
+
+  it("prints a running step's status off a TTY at once, then at most once per interval, and never at quiet", () => {
+    const lines = (level: 'quiet' | 'normal'): string[] => {
+      const out = sink(false);
+      let t = 0;
+      const p = createProgressReporter({ stream: out, level, now: () => t, env: {}, statusIntervalMs: 10_000 });
+      p.update('train-1', 'running', 'no earlier output');
+      p.status('train-1', 'step 1/20');
+      t = 4000;
+      p.status('train-1', 'step 5/20');
+      t = 10_500;
+      p.status('train-1', 'step 12/20');
+      p.update('train-1', 'succeeded');
+      return out.text().split('\n');
+    };
+    expect(lines('normal').slice(0, 4)).toEqual(['▶ train-1 started: no earlier output', '⋯ train-1 step 1/20', '⋯ train-1 step 12/20', '✓ train-1 done in 10.5s']);
+    expect(lines('quiet')).toEqual(['']);
+  });
+
+  it("shows a running step's status in place of its reason in the live block, and nothing of it once the step ended", async () => {
+    const out = sink(true);
+    const p = createProgressReporter({ stream: out, mode: 'live', now: () => 0, env: {} });
+    p.update('train-1', 'running', 'no earlier output');
+    p.status('train-1', 'step 3/20 · loss 6.10');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(render(out.text()).at(-1)).toContain('train-1 (step 3/20 · loss 6.10)');
+    p.status('train-1', 'step 4/20 · loss 5.90');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(render(out.text()).at(-1)).toContain('train-1 (step 4/20 · loss 5.90)');
+    p.update('train-1', 'succeeded');
+    p.status('train-1', 'step 20/20');
+    p.finish({ total: 1, ran: 1, skipped: 0, failed: 0, notRun: 0 });
+    expect(render(out.text())).toEqual(['✓ train-1 done in 0.00s', '1 steps: 1 ran, 0 skipped (already succeeded), 0 failed, 0 not run (dependency failed)']);
+  });
 });

@@ -1,6 +1,6 @@
 import { palette, stripAnsi, wantsColour } from './colour.js';
 import type { Palette } from './colour.js';
-import { formatStepLine, isShown, symbolFor } from './step-line.js';
+import { formatStatusLine, formatStepLine, isShown, symbolFor } from './step-line.js';
 import { formatSummary, isSettled, STEP_STATES } from './step-state.js';
 import type { RunSummary, StepState } from './step-state.js';
 import type { OutputLevel, ProgressMode } from './progress-mode.js';
@@ -11,6 +11,12 @@ export interface ProgressReporter {
   update(label: string, state: StepState, detail?: string): void;
   /** Prints a log line without tearing the live view. */
   log(line: string): void;
+  /**
+   * A running step's own status (a training step's `step 12/20 · loss 5.83 · ETA 0:41`): on a TTY it
+   * replaces the step's reason in the live block; off a TTY it is printed as `⋯ <label> <status>`, the
+   * first at once and then at most once per `statusIntervalMs` (the latest status wins), not at `quiet`.
+   */
+  status(label: string, text: string): void;
   /** Prints the summary line and stops redrawing. */
   finish(summary: RunSummary): void;
 }
@@ -36,7 +42,12 @@ export interface ProgressReporterOptions {
   env?: NodeJS.ProcessEnv;
   /** Clock in milliseconds. @default Date.now */
   now?: () => number;
+  /** Off a TTY, the least time between two status lines of one step. @default 10000 */
+  statusIntervalMs?: number;
 }
+
+/** The default of `statusIntervalMs`: a status line per running step every 10 s off a terminal. */
+export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
 
 /** Resolves `auto` to `live` or `plain` for the given stream and environment. */
 export function resolveProgressMode(
@@ -63,7 +74,8 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   const now = options.now ?? Date.now;
   const level = options.level ?? 'normal';
   const c = palette(options.colour ?? wantsColour(stream, env));
-  return mode === 'live' ? new LiveProgress(stream, now, level, c) : new PlainProgress(stream, now, level, c);
+  const interval = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+  return mode === 'live' ? new LiveProgress(stream, now, level, c) : new PlainProgress(stream, now, level, c, interval);
 }
 
 /** Start times of running steps, and the last detail printed per step (a waiter re-reports on every poll). */
@@ -96,23 +108,36 @@ function summaryLine(summary: RunSummary, c: Palette): string {
 
 class PlainProgress implements ProgressReporter {
   private readonly clock: StepClock;
+  /** When each step's last status line was printed. */
+  private readonly statusAt = new Map<string, number>();
 
   constructor(
     private readonly stream: ProgressStream,
-    now: () => number,
+    private readonly now: () => number,
     private readonly level: OutputLevel,
     private readonly c: Palette,
+    private readonly statusIntervalMs: number,
   ) {
     this.clock = new StepClock(now);
   }
 
   update(label: string, state: StepState, detail?: string): void {
+    if (state !== 'running') this.statusAt.delete(label);
     if (!this.clock.record(label, state, detail) || !isShown(state, this.level)) return;
     this.stream.write(`${formatStepLine(label, state, detail, this.clock.took(label, state), this.c)}\n`);
   }
 
   log(line: string): void {
     this.stream.write(`${line}\n`);
+  }
+
+  status(label: string, text: string): void {
+    if (this.level === 'quiet') return;
+    const t = this.now();
+    const last = this.statusAt.get(label);
+    if (last !== undefined && t - last < this.statusIntervalMs) return;
+    this.statusAt.set(label, t);
+    this.stream.write(`${formatStatusLine(label, text, this.c)}\n`);
   }
 
   finish(summary: RunSummary): void {
@@ -181,6 +206,13 @@ class LiveProgress implements ProgressReporter {
       return;
     }
     this.permanent.push(line);
+    this.scheduleDraw();
+  }
+
+  status(label: string, text: string): void {
+    const entry = this.entries.get(label);
+    if (this.finished || entry === undefined || entry.state !== 'running') return;
+    entry.detail = text;
     this.scheduleDraw();
   }
 

@@ -63,3 +63,8 @@ export function formatStepLine(label: string, state: StepState, detail: string |
       return `${sym} ${label} ${state}${tail(': ')}`;
   }
 }
+
+/** A running step's status line off a terminal: `⋯ <label> <status>`. */
+export function formatStatusLine(label: string, text: string, c: Palette): string {
+  return `${c.dim('⋯')} ${label} ${text}`;
+}

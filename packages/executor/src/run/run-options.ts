@@ -17,6 +17,8 @@ export const RunOptionsSchema = z.object({
   maxConcurrent: z.number().nullish().transform((v) => v ?? DEFAULT_MAX_CONCURRENT),
   /** Progress display. @default 'auto' */
   progress: ProgressModeSchema.default('auto'),
+  /** Off a TTY, the least time between two status lines of a running step (`ctx.progress.status`), in ms. @default 10000 */
+  statusIntervalMs: z.number().positive().default(10_000),
   /**
    * How much the run prints with the default logger: `quiet` (failures and the summary), `normal`
    * (a step's start with its reason and its end), `verbose` (every state change and log line).

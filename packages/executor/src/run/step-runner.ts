@@ -2,7 +2,7 @@ import { RemoteCallable } from '@marin/fray';
 import { mirrorBudget } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorStep } from '../dag/executor-step.js';
-import type { StepContext } from '../dag/types.js';
+import type { StepContext, StepProgress } from '../dag/types.js';
 import type { ExecutorLogger } from '../logger.js';
 
 /** Everything a runner needs to execute one step attempt. */
@@ -31,6 +31,8 @@ export interface StepInvocation {
    * executor prints it at its normal output level, where info lines are hidden. @default nothing
    */
   notify?(message: string): void;
+  /** Passed to the step function as `ctx.progress` (inline steps only). @default none */
+  progress?: StepProgress;
 }
 
 /**
@@ -98,7 +100,7 @@ export class InlineStepRunner implements StepRunner {
 
   async run(inv: StepInvocation): Promise<void> {
     this.check(inv.step, inv.label);
-    const ctx: StepContext = { name: inv.step.name, outputPath: inv.outputPath, signal: inv.signal };
+    const ctx: StepContext = { name: inv.step.name, outputPath: inv.outputPath, signal: inv.signal, ...(inv.progress === undefined ? {} : { progress: inv.progress }) };
     await callStepFunction({ step: inv.step, label: inv.label, config: inv.config, ctx, mirrorBudgetGb: inv.mirrorBudgetGb });
   }
 }

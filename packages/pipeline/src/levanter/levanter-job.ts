@@ -1,8 +1,19 @@
+import { readFileSync } from 'node:fs';
+import type { StepProgress } from '@marin/executor';
 import { Entrypoint, FrayError, createEnvironment, currentClient, randomHex8, sanitizeJobName } from '@marin/fray';
 import type { Client, JobHandle, PythonEnvSpec, ResourceConfig } from '@marin/fray';
-import { writeText } from '@marin/rigging';
+import { exists, pollUntil, readText, schemeOf } from '@marin/rigging';
+import { levanterJobScriptPath } from '../assets.js';
 import { PipelineError } from '../errors.js';
 import { lastErrorLine } from './levanter-log.js';
+import { MetricsTail } from './levanter-metrics.js';
+import { meaningfulTail } from './levanter-output.js';
+import { levanterPath } from './levanter-runtime.js';
+import { TrainProgress, formatTrainStatus } from './train-progress.js';
+
+const JOB_SCRIPT = 'levanter_job.py';
+/** Lines of a failed job's output its error keeps (`details.outputTail`). */
+const FAILURE_TAIL_LINES = 20;
 
 /** Options of {@link runLevanterJob}. */
 export interface LevanterJobOptions {
@@ -21,8 +32,21 @@ export interface LevanterJobOptions {
   signal: AbortSignal;
   /** The config file the job reads; errors name it. */
   configPath: string;
-  /** Where the job's output (its last 1,000 lines) is kept once it ends, whatever the outcome. */
+  /**
+   * Where everything the job prints (Levanter's log, JAX's, tracebacks) goes instead of the terminal: the
+   * file is replaced at each attempt; a bucket URL is written on the job's disk and copied there at the end.
+   */
   logPath: string;
+  /** Where the metrics of Levanter's tracker go, one JSON line per step (see the package README). @default none */
+  metricsPath?: string;
+  /**
+   * The step's progress display: the output file is named once, a training job's status (step/total, loss,
+   * tokens/s, ETA, from `metricsPath`) follows the run, and at `verbose` the job's output is also shown.
+   * @default none (nothing is shown)
+   */
+  progress?: StepProgress;
+  /** The steps of a training job, for its status line; without it no status is shown. @default none */
+  totalSteps?: number;
   /** @default currentClient() */
   client?: Client;
 }
@@ -30,21 +54,24 @@ export interface LevanterJobOptions {
 /** A finished Levanter job. */
 export interface LevanterJobResult {
   jobId: string;
-  /** The job's last output lines. */
+  /** The job's output lines (the file at `logPath`; the backend's output tail when that cannot be read). */
   lines: string[];
 }
 
 /**
  * Runs `python <args>` in the Levanter environment as a Fray binary job with the given resources and
- * waits for it; Fray's client logs each output line as it arrives, and the tail is kept at `logPath`.
- * An aborted `signal` terminates the job (the partial output stays for a rerun to resume from).
+ * waits for it. The job runs through the package's `levanter_job.py`, which writes its whole output to
+ * `logPath` (shown only at `verbose`) and, with `metricsPath`, the tracker's metrics per step; while a
+ * training job runs, its status line follows the metrics file. An aborted `signal` terminates the job
+ * (the partial output stays for a rerun to resume from).
  *
  * @throws {PipelineError} PIPELINE_JOB_FAILED when the job cannot be submitted, its Python environment
  *   cannot be built (`details.stage: 'python-env'`), it fails (`details.errorLine` holds the exception
- *   line Levanter's traceback ended with, `details.configPath` the config it read) or it is terminated
+ *   line Levanter's traceback ended with, `details.outputTail` the last meaningful lines of its output,
+ *   `details.configPath` the config it read, `details.logPath` its output) or it is terminated
  */
 export async function runLevanterJob(options: LevanterJobOptions): Promise<LevanterJobResult> {
-  const { what, signal, configPath, logPath } = options;
+  const { what, signal, configPath, logPath, progress } = options;
   signal.throwIfAborted();
   const client = options.client ?? currentClient();
   const name = `${sanitizeJobName(options.jobName).slice(0, 110)}-${randomHex8()}`;
@@ -53,7 +80,7 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
     handle = await client.submit(
       {
         name,
-        entrypoint: Entrypoint.fromBinary('python', options.args, options.files === undefined ? {} : { files: options.files }),
+        entrypoint: Entrypoint.fromBinary('python', jobArgs(options), { files: { ...options.files, [JOB_SCRIPT]: jobScript() } }),
         resources: options.resources,
         environment: createEnvironment({ envVars: { ...options.envVars } }),
         pythonEnv: options.pythonEnv,
@@ -66,8 +93,11 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
       details: { stage: 'submit', what, configPath },
     });
   }
+  progress?.note(`Levanter ${what} output: ${logPath}`);
   const stop = (): void => void handle.terminate().catch(() => undefined);
   signal.addEventListener('abort', stop, { once: true });
+  const following = new AbortController();
+  const followed = followTraining(options, following.signal);
   let failure: unknown = null;
   try {
     await handle.wait();
@@ -75,13 +105,13 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
     failure = e;
   } finally {
     signal.removeEventListener('abort', stop);
+    following.abort();
+    await followed;
   }
-  const lines = await handle.logs({ maxLines: 1000 }).catch(() => [] as string[]);
-  // Keeping the output is best effort: a failed write must not hide the job's own outcome.
-  await writeText(logPath, `${lines.join('\n')}\n`).catch(() => undefined);
+  const lines = (await readOutput(logPath)) ?? (await handle.logs({ maxLines: 1000 }).catch(() => [] as string[]));
   if (failure === null) return { jobId: handle.jobId, lines };
 
-  const details = { what, jobId: handle.jobId, configPath, logPath };
+  const details = { what, jobId: handle.jobId, configPath, logPath, outputTail: meaningfulTail(lines, { maxLines: FAILURE_TAIL_LINES }) };
   if (signal.aborted) {
     throw new PipelineError('PIPELINE_JOB_FAILED', `the Levanter ${what} job "${handle.jobId}" was terminated because the step was interrupted; rerun the step to resume`, {
       cause: signal.reason,
@@ -100,6 +130,54 @@ export async function runLevanterJob(options: LevanterJobOptions): Promise<Levan
     cause: failure,
     details: { ...details, stage: 'levanter', errorLine },
   });
+}
+
+/**
+ * The job's `python` arguments: the shipped `levanter_job.py` with the output file, the metrics file when
+ * asked, `--echo` at `verbose` (the output is shown as well), then the Levanter command.
+ */
+export function jobArgs(options: Pick<LevanterJobOptions, 'args' | 'logPath' | 'metricsPath' | 'progress'>): string[] {
+  const args = [JOB_SCRIPT, '--output-log', levanterPath(options.logPath)];
+  if (options.metricsPath !== undefined) args.push('--metrics', levanterPath(options.metricsPath));
+  if (options.progress?.level === 'verbose') args.push('--echo');
+  return [...args, '--', ...options.args];
+}
+
+let jobScriptText: string | undefined;
+function jobScript(): string {
+  jobScriptText ??= readFileSync(levanterJobScriptPath(), 'utf8');
+  return jobScriptText;
+}
+
+/** The job's output file as lines, or `null` when it cannot be read (never written, or on another machine's disk). */
+async function readOutput(url: string): Promise<string[] | null> {
+  try {
+    if (!(await exists(url))) return null;
+    const text = await readText(url);
+    return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Shows a training job's status from its metrics file until `stop` aborts, then once more: every second
+ * for a local file, every 10 s for one on a bucket (which the job only writes at its end).
+ */
+async function followTraining(options: LevanterJobOptions, stop: AbortSignal): Promise<void> {
+  const { metricsPath, progress, totalSteps } = options;
+  if (metricsPath === undefined || progress === undefined || totalSteps === undefined) return;
+  const tail = new MetricsTail(metricsPath);
+  const training = new TrainProgress(totalSteps);
+  const scheme = schemeOf(metricsPath);
+  const check = async (): Promise<boolean> => {
+    training.add(await tail.read().catch(() => []));
+    const status = training.status();
+    if (status !== null) progress.status(formatTrainStatus(status));
+    return false;
+  };
+  await pollUntil(check, { interval: scheme === null || scheme === 'file' ? 1000 : 10_000, signal: stop }).catch(() => undefined);
+  await check();
 }
 
 /** The build error text of a job that failed before it started because its Python environment could not be built. */

@@ -2,11 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Executor, silentLogger } from '@marin/executor';
-import type { ExecutorStep } from '@marin/executor';
+import type { ExecutorStep, ProgressStream } from '@marin/executor';
 import { withClient } from '@marin/fray';
 import type { Client } from '@marin/fray';
 
 const ENV_KEYS = ['MARIN_PREFIX', 'HF_HUB_OFFLINE', 'WANDB_API_KEY'] as const;
+
+/** Where a run's progress display goes, and how much it shows. @default stderr at the normal level */
+export interface RunDisplay {
+  stream: ProgressStream;
+  verbosity?: 'quiet' | 'normal' | 'verbose';
+  statusIntervalMs?: number;
+}
 
 /** A temp dir for one Levanter test file, and the offline environment its jobs inherit while it is open. */
 export interface LevanterWorkspace extends AsyncDisposable {
@@ -16,8 +23,8 @@ export interface LevanterWorkspace extends AsyncDisposable {
   readonly prefix: string;
   /** The jobs' `MARIN_PREFIX` (Levanter's temp dirs): `<dir>/marin`. */
   readonly marinPrefix: string;
-  /** Runs `steps` with the executor under `client`, then closes the client. */
-  run(steps: ExecutorStep[], client: Client): Promise<Map<ExecutorStep, string>>;
+  /** Runs `steps` with the executor under `client`, then closes the client; `display` captures what the run shows. */
+  run(steps: ExecutorStep[], client: Client, display?: RunDisplay): Promise<Map<ExecutorStep, string>>;
   /** Restores the environment and removes `dir`. */
   close(): Promise<void>;
 }
@@ -45,9 +52,10 @@ export async function openLevanterWorkspace(name: string): Promise<LevanterWorks
     dir,
     prefix,
     marinPrefix,
-    async run(steps, client) {
+    async run(steps, client, display) {
+      const { stream, ...options } = display ?? {};
       try {
-        return await withClient(client, () => new Executor({ prefix, logger: silentLogger }).run(steps, { progress: 'plain' }));
+        return await withClient(client, () => new Executor({ prefix, logger: silentLogger, ...(stream === undefined ? {} : { progressStream: stream }) }).run(steps, { progress: 'plain', ...options }));
       } finally {
         await client.close();
       }

@@ -29,6 +29,7 @@ interface EvalJobContext {
   runtime: LevanterRuntime;
   pythonEnv: PythonEnvSpec;
   signal: AbortSignal;
+  progress: StepContext['progress'];
 }
 
 /**
@@ -43,7 +44,7 @@ interface EvalJobContext {
  *   unfinished validation split; PIPELINE_JOB_FAILED when a job fails (Levanter's error line in
  *   `details.errorLine`)
  */
-export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal'>): Promise<EvalResults> {
+export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal' | 'progress'>): Promise<EvalResults> {
   const config = parseEvalStepConfig(rawConfig);
   const modelDir = await resolveHfModel(config.model_path, config.discover_latest_checkpoint);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
@@ -54,6 +55,7 @@ export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext
     runtime: levanterRuntime(resources.device, config.env_vars),
     pythonEnv: levanterPythonEnv(config.python_lock),
     signal: ctx.signal,
+    progress: ctx.progress,
   };
 
   const hasValidation = config.cache_path !== null && (await exists(prefixJoin(config.cache_path, 'validation/shard_ledger.json')));
@@ -142,6 +144,7 @@ async function runEvalLm(job: EvalJobContext): Promise<Record<string, unknown>> 
     envVars: job.runtime.envVars,
     pythonEnv: job.pythonEnv,
     signal: job.signal,
+    ...(job.progress === undefined ? {} : { progress: job.progress }),
     configPath,
     logPath: prefixJoin(out, 'logs/eval_lm-job.log'),
   });
@@ -195,6 +198,7 @@ async function runHarness(job: EvalJobContext): Promise<HarnessOutput> {
     envVars: job.runtime.envVars,
     pythonEnv: job.pythonEnv,
     signal: job.signal,
+    ...(job.progress === undefined ? {} : { progress: job.progress }),
     configPath,
     logPath: prefixJoin(out, 'logs/eval_harness-job.log'),
   });

@@ -6,6 +6,7 @@ import { PipelineError } from '../../errors.js';
 import { runLevanterJob } from '../../levanter/levanter-job.js';
 import type { LevanterJobResult } from '../../levanter/levanter-job.js';
 import { parseJsonLoggerRecords, resumedFromStep } from '../../levanter/levanter-log.js';
+import { metricsPathOf } from '../../levanter/levanter-metrics.js';
 import { isLocalPath, levanterPath, levanterPythonEnv, levanterRuntime, levanterTokenizerPath } from '../../levanter/levanter-runtime.js';
 import { toLevanterYaml } from '../../levanter/levanter-yaml.js';
 import { referenceHfConfig } from './levanter-model-config.js';
@@ -24,16 +25,19 @@ import type { TrainSummary } from './train-summary.js';
  * The train step: writes Levanter's `TrainLmConfig` to `<out>/levanter_config.yaml`, runs
  * `python -m levanter.main.train_lm` as a Fray binary job with the configured resources in the
  * Levanter Python environment, and, once it succeeds, writes `<out>/train_summary.json` from the
- * metrics Levanter logged. Checkpoints go to `<out>/checkpoints`, Hugging Face exports to `<out>/hf`.
+ * metrics Levanter logged. Checkpoints go to `<out>/checkpoints`, Hugging Face exports to `<out>/hf`,
+ * the job's whole output to `<out>/logs/train_lm-<time>.log`, its metrics per step to
+ * `<out>/metrics/metrics.jsonl`, which `ctx.progress` shows as a status line while the job runs.
  * A rerun after a killed or failed job resumes from Levanter's newest checkpoint there. Aborting
  * `ctx.signal` terminates the job.
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID for a bad config; PIPELINE_CACHE_INVALID when the
  *   token cache's train split is missing or unfinished (before any job is submitted); PIPELINE_JOB_FAILED
- *   when the job fails (`details.errorLine` is Levanter's own error, `details.configPath` the YAML it read),
+ *   when the job fails (`details.errorLine` is Levanter's own error, `details.outputTail` the last meaningful
+ *   lines of its output, `details.configPath` the YAML it read),
  *   its Python environment cannot be built, or it is terminated
  */
-export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal'>): Promise<TrainSummary> {
+export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal' | 'progress'>): Promise<TrainSummary> {
   const config = parseTrainStepConfig(rawConfig);
   const data = stepData(config);
   const caches = await checkMixtureCaches(data);
@@ -74,6 +78,9 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
     signal: ctx.signal,
     configPath: layout.configPath,
     logPath: prefixJoin(layout.logsPath, `train_lm-${timestamp()}.log`),
+    metricsPath: metricsPathOf(out),
+    totalSteps: config.train.num_train_steps,
+    ...(ctx.progress === undefined ? {} : { progress: ctx.progress }),
   });
   // Levanter names its log file `<log_dir>/<run id>.log.log` (it passes "<id>.log" as the file's base name).
   return writeSummary(config, numTrainSteps, runId, job, logDir === levanterLayout.logsPath ? prefixJoin(layout.logsPath, `${runId}.log.log`) : null);
