@@ -82,6 +82,18 @@ describe('downsample', () => {
 });
 
 describe('readTrainMetrics', () => {
+  it("reads the pipeline's metrics/metrics.jsonl first, one point per step with the last record of a resumed run winning", async () => {
+    const out = mkdtempSync(join(tmpdir(), 'train-metrics-pipeline-'));
+    mkdirSync(join(out, 'metrics'));
+    const rec = (step: number, loss: number) => JSON.stringify({ step, time: 1, metrics: { 'train/loss': loss, 'optim/learning_rate': 0.001, 'eval/offline/gazetteer/loss': 5 } });
+    writeFileSync(join(out, 'metrics', 'metrics.jsonl'), [rec(0, 9), rec(1, 8), rec(2, 7), rec(1, 6), rec(2, 5), rec(3, 4)].join('\n') + '\n');
+    writeFileSync(join(out, 'metrics.jsonl'), '{"step": 0, "loss/train": 100}\n');
+    const view = await readTrainMetrics(out);
+    expect(view).toMatchObject({ file: 'metrics/metrics.jsonl', trainLoss: { points: [[0, 9], [1, 6], [2, 5], [3, 4]] } });
+    expect(Object.keys(view!.evalLoss)).toEqual(['offline/gazetteer']);
+    rmSync(out, { recursive: true, force: true });
+  });
+
   it("prefers metrics.jsonl, falls back to Levanter's log file, and is null when neither holds records", async () => {
     const both = join(root, 'both-abc123');
     mkdirSync(join(both, 'logs'), { recursive: true });

@@ -5,6 +5,9 @@ import { readSmallFile } from './experiment-access.js';
  * The one place that knows where a train step's per-step metrics live and what a record looks like.
  *
  * Files, under the step's output path, first found wins:
+ *   0. `metrics/metrics.jsonl`: what the pipeline's Levanter jobs write, one record per step,
+ *      `{"step": 12, "time": …, "metrics": {"train/loss": …, "optim/learning_rate": …, …}}` (a resumed run
+ *      appends, so a step may repeat: the last record of a step wins).
  *   1. `metrics.jsonl`: one JSON object per line. Either flat, `{"step": 12, "loss/train": 3.1,
  *      "eval/<tag>/loss": …, "eval/<tag>/bpb": …, "learning_rate": …, "tokens_per_second": …}`, or one
  *      record of Levanter's `json_logger` tracker, `{"tracker": "json_logger", "event": "log", "step": 12,
@@ -17,6 +20,8 @@ import { readSmallFile } from './experiment-access.js';
  * `eval/bpb` are the untagged validation set, shown as `validation`). Anything else is ignored.
  */
 export const METRICS_FILE = 'metrics.jsonl';
+/** Where the pipeline's Levanter jobs write their per-step records. */
+export const PIPELINE_METRICS_FILE = 'metrics/metrics.jsonl';
 const LEVANTER_LOGGER = 'levanter.json_logger';
 
 /** Largest metrics file read: 10,000 steps of Levanter's records are about 10 MB. */
@@ -68,7 +73,8 @@ function recordOf(line: string): { step: number; metrics: Record<string, unknown
   if (doc['tracker'] === 'json_logger') {
     if (doc['event'] !== 'log' || !isRecord(doc['metrics'])) return null;
     flattenInto(doc['metrics'], '', metrics);
-  } else flattenInto(doc, '', metrics);
+  } else if (isRecord(doc['metrics'])) flattenInto(doc['metrics'], '', metrics);
+  else flattenInto(doc, '', metrics);
   return { step: doc['step'], metrics };
 }
 
@@ -116,7 +122,18 @@ export function parseTrainMetrics(text: string): RawTrainMetrics {
       map.set(tag, series);
     }
   }
+  out.trainLoss = lastPerStep(out.trainLoss);
+  out.learningRate = lastPerStep(out.learningRate);
+  out.tokensPerSecond = lastPerStep(out.tokensPerSecond);
+  for (const map of [out.evalLoss, out.evalBpb]) for (const [tag, series] of map) map.set(tag, lastPerStep(series));
   return out;
+}
+
+/** A series in step order with one point per step, the last one written (a resumed run rewrites the steps after its checkpoint). */
+function lastPerStep(series: [number, number][]): [number, number][] {
+  const byStep = new Map<number, number>();
+  for (const [step, v] of series) byStep.set(step, v);
+  return [...byStep].sort((a, b) => a[0] - b[0]);
 }
 
 /**
@@ -171,6 +188,7 @@ function downsampleAll(map: Map<string, [number, number][]>): Record<string, Met
 export function metricsCandidates(outputPath: string): [string, string][] {
   const runId = outputPath.replace(/\/+$/, '').split('/').pop() ?? '';
   return [
+    [join(outputPath, PIPELINE_METRICS_FILE), PIPELINE_METRICS_FILE],
     [join(outputPath, METRICS_FILE), METRICS_FILE],
     [join(outputPath, `logs/${runId}.log.log`), `logs/${runId}.log.log`],
   ];
