@@ -50,10 +50,12 @@ export interface ParquetPartWriter extends AsyncDisposable {
 
 const DEFAULT_ROW_GROUP_BYTES = 64 * 1024 * 1024;
 const DEFAULT_ROW_GROUP_ROWS = 1_000_000;
+const CHUNK_BYTES = 1 << 20;
 
 function valueBytes(v: unknown): number {
   if (typeof v === 'string') return v.length + 4;
   if (v === null || v === undefined) return 1;
+  if (v instanceof Uint8Array) return v.byteLength + 4;
   if (typeof v === 'object') return 64;
   return 8;
 }
@@ -80,7 +82,17 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   stream.on('error', (e) => {
     streamError = e;
   });
-  const bytes = new ByteWriter(1 << 20);
+  const bytes = new ByteWriter(CHUNK_BYTES);
+  // Full chunks are set aside instead of growing one buffer to the row group's size (hyparquet-writer's
+  // ByteWriter doubles and copies), and streamed out after each row group.
+  const chunks: Uint8Array[] = [];
+  bytes.ensure = (size: number): void => {
+    if (bytes.index + size <= bytes.buffer.byteLength) return;
+    if (bytes.index > 0) chunks.push(new Uint8Array(bytes.buffer, 0, bytes.index));
+    bytes.buffer = new ArrayBuffer(Math.max(CHUNK_BYTES, size));
+    bytes.view = new DataView(bytes.buffer);
+    bytes.index = 0;
+  };
   const writer = new ParquetWriter({
     writer: bytes,
     // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
@@ -100,10 +112,15 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
 
   const drain = async (): Promise<void> => {
     if (streamError !== null) throw streamError;
-    if (bytes.index === 0) return;
-    const chunk = new Uint8Array(bytes.buffer.slice(0, bytes.index));
-    bytes.index = 0;
-    if (!stream.write(chunk)) await once(stream, 'drain');
+    if (bytes.index > 0) {
+      chunks.push(new Uint8Array(bytes.buffer, 0, bytes.index));
+      bytes.buffer = new ArrayBuffer(CHUNK_BYTES);
+      bytes.view = new DataView(bytes.buffer);
+      bytes.index = 0;
+    }
+    let ok = true;
+    for (const chunk of chunks.splice(0)) ok = stream.write(chunk);
+    if (!ok) await once(stream, 'drain');
   };
   const flushGroup = async (): Promise<void> => {
     if (buffered === 0) return;

@@ -34,6 +34,29 @@ describe('compactWhitespace()', () => {
     }
     expect(compactWhitespace('\ufeff'.repeat(5), 2)).toBe('\ufeff'.repeat(5));
   });
+
+  it('finds runs at every offset and length, as the plain regular expression does', () => {
+    // the scan probes only every (cap + 1)-th character, so runs starting and ending anywhere must be found
+    const spaces = [' ', '\t', '\n', '\u3000', '\x85', '\u2029'];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (const cap of [1, 2, 3, 5, 8, 128]) {
+      const re = new RegExp(`[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]{${cap + 1},}`, 'g');
+      for (let t = 0; t < 300; t++) {
+        let text = '';
+        while (text.length < 3 * cap + 20) {
+          text += 'ab'.slice(0, 1 + next(2));
+          const run = next(4) === 0 ? cap - 1 + next(4) : next(3);
+          for (let k = 0; k < run; k++) text += spaces[next(spaces.length)];
+        }
+        text = text.slice(next(3));
+        expect(compactWhitespace(text, cap), JSON.stringify({ cap, text })).toBe(text.replace(re, (r) => r.slice(0, cap)));
+      }
+    }
+  });
 });
 
 describe('isBlank()', () => {

@@ -17,7 +17,12 @@ const encoder = new TextEncoder();
  * lowercase hex digits (`format(xxh3_128(text.encode()), "032x")`).
  */
 export function generateId(text: string): string {
-  return hasher.init().update(encoder.encode(text)).digest('hex');
+  return generateIdOfUtf8(encoder.encode(text));
+}
+
+/** {@link generateId} of a text already encoded as UTF-8 (normalize encodes each text once, for the id and the output). */
+export function generateIdOfUtf8(utf8: Uint8Array): string {
+  return hasher.init().update(utf8).digest('hex');
 }
 
 /** True when `text` is empty or only whitespace (Python's `str.strip() == ""`). */
@@ -25,18 +30,44 @@ export function isBlank(text: string): boolean {
   return PY_SPACE_ONLY.test(text);
 }
 
+/** True for the characters of Python's `str.isspace()` set ({@link PY_SPACE}). */
+function isPySpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
+  if (c < 0x85) return false;
+  if (c < 0x1680) return c === 0x85 || c === 0xa0;
+  return c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/**
+ * True when `text` has a whitespace run longer than `maxRun`. Every run of `maxRun + 1` characters
+ * covers a multiple of `maxRun + 1`, so only the characters at those positions are probed, and a run is
+ * measured only around a probe that hits whitespace: about `length / maxRun` reads for ordinary text.
+ */
+function hasLongRun(text: string, maxRun: number): boolean {
+  const step = maxRun + 1;
+  const n = text.length;
+  for (let i = maxRun; i < n; i += step) {
+    if (!isPySpace(text.charCodeAt(i))) continue;
+    let start = i;
+    while (start > 0 && isPySpace(text.charCodeAt(start - 1))) start -= 1;
+    let end = i + 1;
+    while (end < n && end - start <= maxRun && isPySpace(text.charCodeAt(end))) end += 1;
+    if (end - start > maxRun) return true;
+  }
+  return false;
+}
+
 /**
  * Cuts every run of more than `maxRun` whitespace characters (Python's set) down to its first `maxRun`
  * characters, as Marin's normalize does; returns `text` itself when nothing changes.
  */
 export function compactWhitespace(text: string, maxRun: number): string {
+  if (!hasLongRun(text, maxRun)) return text;
   let re = runPatterns.get(maxRun);
   if (re === undefined) {
     re = new RegExp(`[${PY_SPACE}]{${maxRun + 1},}`, 'g');
     runPatterns.set(maxRun, re);
   }
-  re.lastIndex = 0;
-  if (!re.test(text)) return text;
   re.lastIndex = 0;
   return text.replace(re, (run) => run.slice(0, maxRun));
 }

@@ -7,16 +7,15 @@ import { partFileName } from '../../attributes/attribute-dataset.js';
 import { runTasks } from '../../dataflow/run-tasks.js';
 import { shuffleFilesOf } from '../../dataflow/shuffle-writer.js';
 import { PipelineError } from '../../errors.js';
-import { columnSpecOf, mergeKinds } from '../../formats/column-kind.js';
-import type { ColumnKind } from '../../formats/column-kind.js';
 import type { DatasetPart } from '../../formats/dataset-part.js';
 import { listDatasetParts } from '../../formats/dataset-parts.js';
-import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { assertWritable } from '../writable-check.js';
 import { DEFAULT_MAX_WHITESPACE_RUN_CHARS } from './normalize-record.js';
-import { NORMALIZE_COUNTERS, driftError, normalizeMapTask } from './normalize-map.js';
+import { NORMALIZE_COUNTERS, normalizeMapTask, outputColumns } from './normalize-map.js';
 import type { NormalizeMapArgs, NormalizeMapResult } from './normalize-map.js';
 import { normalizeReduceTask } from './normalize-reduce.js';
+import { normalizeSingleTask } from './normalize-single.js';
+import type { NormalizeSingleArgs, NormalizeSingleResult } from './normalize-single.js';
 import type { NormalizeReduceArgs, NormalizeReduceResult } from './normalize-reduce.js';
 
 /** Config of the normalize step (Marin's `normalize_to_parquet` arguments, snake_case). */
@@ -101,31 +100,6 @@ function groupParts(parts: DatasetPart[], bytes: number): DatasetPart[][] {
   return groups;
 }
 
-/** The output columns every shard is written with: `id`, `text`, `source_id` when seen, then the rest in first-seen order. */
-function outputColumns(results: NormalizeMapResult[]): ParquetColumnSpec[] {
-  const merged = new Map<string, { kind: ColumnKind; file: string }>();
-  for (const r of results) {
-    for (const c of r.columns) {
-      const prev = merged.get(c.name);
-      if (prev === undefined) {
-        merged.set(c.name, { kind: c.kind, file: c.file });
-        continue;
-      }
-      const kind = mergeKinds(prev.kind, c.kind);
-      if (kind === null) throw driftError(c.name, prev.kind, prev.file, c.kind, c.file);
-      prev.kind = kind;
-    }
-  }
-  const columns: ParquetColumnSpec[] = [
-    { name: 'id', type: 'string', nullable: false },
-    { name: 'text', type: 'string', nullable: false },
-  ];
-  const sourceId = merged.get('source_id');
-  if (sourceId !== undefined) columns.push(columnSpecOf('source_id', sourceId.kind));
-  for (const [name, { kind }] of merged) if (name !== 'source_id') columns.push(columnSpecOf(name, kind));
-  return columns;
-}
-
 function sumCounters(into: Record<string, number>, add: Record<string, number>): void {
   for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
 }
@@ -155,27 +129,52 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
   const jobNamePrefix = `normalize-${prefixJoin(config.output_path, '').split('/').at(-1) ?? 'output'}`;
   const common = { maxParallelism: config.max_parallelism, signal, jobNamePrefix, workDir, resources };
 
+  const groups = groupParts(parts, config.map_task_bytes);
+  const mainDir = prefixJoin(config.output_path, 'outputs/main');
+  const dupDir = prefixJoin(config.output_path, 'outputs/dups');
+  const mapArgs = (group: DatasetPart[], name: string): Omit<NormalizeMapArgs, 'done_url'> => ({
+    parts: group,
+    shuffle_dir: prefixJoin(workDir, 'shuffle'),
+    map_task: name,
+    num_shards: numShards,
+    text_field: config.text_field,
+    id_field: config.id_field,
+    max_whitespace_run_chars: config.max_whitespace_run_chars,
+    bare: config.bare,
+    spill_bytes: config.spill_bytes,
+  });
+  if (groups.length === 1) {
+    // Everything fits one map task: map and reduce in one task, shards sorted in memory (spilling past
+    // spill_bytes), no shuffle files to write and read back.
+    const [single] = await runTasks<NormalizeSingleArgs, NormalizeSingleResult>({
+      ...common,
+      phase: 'single',
+      task: normalizeSingleTask,
+      exportName: 'normalizeSingleTask',
+      tasks: [
+        {
+          name: 'single',
+          args: {
+            ...mapArgs(groups[0] ?? [], 'single'),
+            input_path: config.input_path,
+            main_dir: mainDir,
+            dups_dir: dupDir,
+            dedup_mode: config.dedup_mode,
+            row_group_bytes: config.row_group_bytes,
+          },
+        },
+      ],
+    });
+    return finish(config, workDir, { version: 'v1', main_output_dir: mainDir, dup_output_dir: dupDir, counters: single?.counters ?? {} });
+  }
   const mapResults = await runTasks<NormalizeMapArgs, NormalizeMapResult>({
     ...common,
     phase: 'map',
     task: normalizeMapTask,
     exportName: 'normalizeMapTask',
-    tasks: groupParts(parts, config.map_task_bytes).map((group, i) => {
+    tasks: groups.map((group, i) => {
       const name = `map-${String(i).padStart(5, '0')}`;
-      return {
-        name,
-        args: {
-          parts: group,
-          shuffle_dir: prefixJoin(workDir, 'shuffle'),
-          map_task: name,
-          num_shards: numShards,
-          text_field: config.text_field,
-          id_field: config.id_field,
-          max_whitespace_run_chars: config.max_whitespace_run_chars,
-          bare: config.bare,
-          spill_bytes: config.spill_bytes,
-        },
-      };
+      return { name, args: mapArgs(group, name) };
     }),
   });
   const counters: Record<string, number> = {};
@@ -187,9 +186,7 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
       { details: { path: config.input_path, column: config.text_field } },
     );
   }
-  const columns = outputColumns(mapResults);
-  const mainDir = prefixJoin(config.output_path, 'outputs/main');
-  const dupDir = prefixJoin(config.output_path, 'outputs/dups');
+  const columns = outputColumns(mapResults.map((r) => r.columns));
   const reduceResults = await runTasks<NormalizeReduceArgs, NormalizeReduceResult>({
     ...common,
     phase: 'reduce',
@@ -212,7 +209,11 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
     })),
   });
   for (const r of reduceResults) sumCounters(counters, r.counters);
-  const result: NormalizedData = { version: 'v1', main_output_dir: mainDir, dup_output_dir: dupDir, counters };
+  return finish(config, workDir, { version: 'v1', main_output_dir: mainDir, dup_output_dir: dupDir, counters });
+}
+
+/** Writes the step's artifact and removes its scratch directory. */
+async function finish(config: NormalizeConfig, workDir: string, result: NormalizedData): Promise<NormalizedData> {
   await atomicWrite(prefixJoin(config.output_path, NORMALIZED_DATA_FILE), `${JSON.stringify(result, null, 2)}\n`);
   await rm(workDir, { recursive: true, missingOk: true });
   return result;
