@@ -12,9 +12,10 @@ import type { DatasetPart } from '../../formats/dataset-part.js';
 import { openParquetFile } from '../../formats/parquet-file.js';
 import { readPartRecords } from '../../formats/record-reader.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
-import { compactWhitespace, generateIdOfUtf8, isBlank } from './normalize-record.js';
+import { compactWhitespace, generateIdOfUtf8, hasLongSpaceRunUtf8, isBlank, isBlankUtf8 } from './normalize-record.js';
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Counter names, as Marin's datakit normalize records them. */
 export const NORMALIZE_COUNTERS = {
@@ -180,22 +181,38 @@ export async function forEachNormalizedRecord(
   for (const part of args.parts) {
     const isParquet = part.format === 'parquet';
     if (isParquet) await parquetKinds(part, args, observer, parquetSeen);
-    for await (const record of readPartRecords(part, { signal })) {
+    // parquet texts come as their UTF-8 bytes: hashed and written as they are, decoded only to compact a long run
+    for await (const record of readPartRecords(part, isParquet ? { signal, utf8Columns: [args.text_field] } : { signal })) {
       recordsIn += 1;
       const raw = record[args.text_field];
-      if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
-        empty += 1;
-        continue;
+      let utf8: Uint8Array;
+      if (raw instanceof Uint8Array) {
+        if (isBlankUtf8(raw)) {
+          empty += 1;
+          continue;
+        }
+        if (hasLongSpaceRunUtf8(raw, maxRun)) {
+          utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), maxRun));
+          compacted += 1;
+        } else {
+          utf8 = raw;
+        }
+      } else {
+        if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
+          empty += 1;
+          continue;
+        }
+        if (typeof raw !== 'string') {
+          throw new PipelineError(
+            'PIPELINE_INPUT_INVALID',
+            `${part.url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
+            { details: { path: part.url, column: args.text_field } },
+          );
+        }
+        const text = compactWhitespace(raw, maxRun);
+        if (text !== raw) compacted += 1;
+        utf8 = encoder.encode(text);
       }
-      if (typeof raw !== 'string') {
-        throw new PipelineError(
-          'PIPELINE_INPUT_INVALID',
-          `${part.url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
-          { details: { path: part.url, column: args.text_field } },
-        );
-      }
-      const text = compactWhitespace(raw, maxRun);
-      if (text !== raw) compacted += 1;
       const fields: Record<string, unknown> = {};
       const sourceId = record[args.id_field];
       if (sourceId !== null && sourceId !== undefined) {
@@ -210,7 +227,6 @@ export async function forEachNormalizedRecord(
           if (!isParquet) observer.see(k, kindOfValue(v), part.url);
         }
       }
-      const utf8 = encoder.encode(text);
       const pending = emit(generateIdOfUtf8(utf8), utf8, fields);
       if (pending !== undefined) await pending;
     }

@@ -58,6 +58,71 @@ function hasLongRun(text: string, maxRun: number): boolean {
 }
 
 /**
+ * The length in bytes of the UTF-8 character starting at `i` when it is whitespace (Python's set),
+ * else 0. Python's whitespace is at most 3 bytes long in UTF-8.
+ */
+function spaceBytesAt(utf8: Uint8Array, i: number): number {
+  const b0 = utf8[i] as number;
+  if (b0 < 0x80) return isPySpace(b0) ? 1 : 0;
+  if (b0 < 0xc2 || b0 > 0xe3 || i + 1 >= utf8.length) return 0;
+  const b1 = (utf8[i + 1] as number) & 0x3f;
+  if (b0 < 0xe0) return isPySpace(((b0 & 0x1f) << 6) | b1) ? 2 : 0;
+  if (i + 2 >= utf8.length) return 0;
+  return isPySpace(((b0 & 0x0f) << 12) | (b1 << 6) | ((utf8[i + 2] as number) & 0x3f)) ? 3 : 0;
+}
+
+/** {@link isBlank} of a text given as (valid) UTF-8. */
+export function isBlankUtf8(utf8: Uint8Array): boolean {
+  let i = 0;
+  while (i < utf8.length) {
+    const n = spaceBytesAt(utf8, i);
+    if (n === 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+function charStart(utf8: Uint8Array, i: number): number {
+  let s = i;
+  while (s > 0 && ((utf8[s] as number) & 0xc0) === 0x80) s -= 1;
+  return s;
+}
+
+/**
+ * True when the (valid) UTF-8 text has a whitespace run of more than `maxRun` characters: such a run
+ * spans at least `maxRun + 1` bytes, so only every `(maxRun + 1)`-th byte is probed, and runs are
+ * counted in characters around a probe that falls in a whitespace character.
+ */
+export function hasLongSpaceRunUtf8(utf8: Uint8Array, maxRun: number): boolean {
+  const step = maxRun + 1;
+  const n = utf8.length;
+  for (let i = maxRun; i < n; i += step) {
+    const b = utf8[i] as number;
+    if (b < 0x80 && !isPySpace(b)) continue;
+    const at = b < 0x80 ? i : charStart(utf8, i);
+    const len = spaceBytesAt(utf8, at);
+    if (len === 0) continue;
+    let count = 1;
+    let start = at;
+    while (start > 0 && count <= maxRun) {
+      const prev = charStart(utf8, start - 1);
+      if (spaceBytesAt(utf8, prev) !== start - prev) break;
+      start = prev;
+      count += 1;
+    }
+    let end = at + len;
+    while (end < n && count <= maxRun) {
+      const next = spaceBytesAt(utf8, end);
+      if (next === 0) break;
+      end += next;
+      count += 1;
+    }
+    if (count > maxRun) return true;
+  }
+  return false;
+}
+
+/**
  * Cuts every run of more than `maxRun` whitespace characters (Python's set) down to its first `maxRun`
  * characters, as Marin's normalize does; returns `text` itself when nothing changes.
  */
