@@ -104,6 +104,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   };
   const sink: ChunkSink = {
     bytes,
+    scratch: null,
     appendOwned(data) {
       cutSegment();
       chunks.push(data);

@@ -10,6 +10,8 @@ export interface ChunkSink {
   bytes: ByteWriter;
   /** Appends `data` to the file as it is (the sink keeps the reference; the caller must not reuse it). */
   appendOwned(data: Uint8Array): void;
+  /** A page buffer reused across pages that are compressed (set by {@link writePlainStringChunk}). */
+  scratch: Buffer | null;
 }
 
 /**
@@ -38,7 +40,13 @@ export function writePlainStringChunk(
       size += 4 + (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.byteLength);
       end += 1;
     }
-    const page = Buffer.allocUnsafe(size);
+    // a compressed page is copied out by the compressor, so one scratch buffer serves every page
+    let page: Buffer;
+    if (compress === null) page = Buffer.allocUnsafe(size);
+    else {
+      if (sink.scratch === null || sink.scratch.byteLength < size) sink.scratch = Buffer.allocUnsafe(Math.max(size, PAGE_BYTES + (PAGE_BYTES >> 2)));
+      page = sink.scratch.subarray(0, size);
+    }
     let at = 0;
     for (let i = first; i < end; i++) {
       const v = values[i] as string | Uint8Array;
