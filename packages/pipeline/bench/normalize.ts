@@ -3,9 +3,10 @@
 // exact dedup (signature, find, filter; one task each, one worker) on the same files. Both sides are
 // compared in CPU seconds (this process's user + system time around normalize; the Python process's own
 // and its children's getrusage), which load from other processes on the machine inflates much less than
-// wall time. `--only ours` skips datatrove (for profiling with `node --cpu-prof`).
+// wall time. `--only ours` skips datatrove (for profiling with `node --cpu-prof`); `--map-task-mb 4` splits the
+// input into several map tasks, so normalize goes through its shuffle instead of its single-task path.
 //
-//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove]
+//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N]
 //
 // Needs the curation oracle environment (node tools/python-env/python-env.mjs packages/pipeline/python/curation.lock).
 import { spawnSync } from 'node:child_process';
@@ -34,7 +35,7 @@ async function writeInputs(dir: string, mb: number): Promise<{ count: number; mb
   return { count: docs.length, mb: docs.reduce((n, d) => n + d.length, 0) / 1e6 };
 }
 
-const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' }, only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, 'map-task-mb': { type: 'string' } } });
 const dir = await mkdtemp(join(tmpdir(), 'bench-normalize-'));
 try {
   // the generated documents are dropped before measuring, so our process's GC does not walk them
@@ -50,6 +51,7 @@ try {
       output_path: join(dir, 'out'),
       max_parallelism: 1,
       target_partition_bytes: 16 * 1024 * 1024,
+      ...(args['map-task-mb'] === undefined ? {} : { map_task_bytes: Number(args['map-task-mb']) * 1024 * 1024 }),
     });
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;

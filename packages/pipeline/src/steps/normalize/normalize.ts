@@ -36,9 +36,12 @@ export const NormalizeConfigSchema = z.strictObject({
   dedup_mode: z.enum(['exact', 'none']).default('exact'),
   /** Keep only `id`, `text` and `source_id`, dropping every other column. @default false */
   bare: z.boolean().default(false),
-  /** Compressed input bytes per map task (parts are row groups or JSON-lines files). @default 128 MiB */
+  /**
+   * Compressed input bytes per map task (parts are row groups or JSON-lines files). An input that fits one
+   * map task is normalized in one task, sorted in memory, with no shuffle files. @default 128 MiB
+   */
   map_task_bytes: z.number().int().positive().default(128 * 1024 * 1024),
-  /** Buffered bytes per map task before sorted runs are spilled. @default 256 MiB */
+  /** Buffered bytes per map (or single) task before sorted runs are spilled. @default 256 MiB */
   spill_bytes: z.number().int().positive().default(256 * 1024 * 1024),
   /** Row-group size of the outputs. @default 64 MiB */
   row_group_bytes: z.number().int().positive().default(64 * 1024 * 1024),
@@ -110,7 +113,8 @@ function sumCounters(into: Record<string, number>, add: Record<string, number>):
  * blank texts dropped, exact duplicates (same `id`) moved to `outputs/dups/`, written as
  * `outputs/main/part-{shard:05d}-of-{total:05d}.parquet` partitions sorted by `id`; counters go to
  * `<output_path>/.artifact`. Map and reduce tasks record done markers under `<output_path>/.work/`,
- * so a rerun resumes with the unfinished tasks; the scratch directory is removed at the end.
+ * so a rerun resumes with the unfinished tasks; the scratch directory is removed at the end. An input
+ * that fits one map task runs as one task (`normalizeSingleTask`) with the same outputs and no shuffle.
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID, PIPELINE_INPUT_NOT_FOUND, PIPELINE_OUTPUT_NOT_WRITABLE,
  *   PIPELINE_SCHEMA_MISMATCH (schema drift, missing text column), PIPELINE_INPUT_INVALID (corrupt input,
