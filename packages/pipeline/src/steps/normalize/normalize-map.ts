@@ -28,8 +28,8 @@ export const NORMALIZE_COUNTERS = {
 
 /** The columns of normalize's shuffle files: the sort key, the text, and every other output field as tagged JSON. */
 export const NORMALIZE_SHUFFLE_COLUMNS: ParquetColumnSpec[] = [
-  { name: 'id', type: 'string', nullable: false },
-  { name: 'text', type: 'string', nullable: false },
+  { name: 'id', type: 'string', nullable: false, plain: true },
+  { name: 'text', type: 'string', nullable: false, plain: true },
   { name: 'fields', type: 'string', nullable: false },
 ];
 
