@@ -1,13 +1,17 @@
-// Normalize with exact dedup, documents per second on one core (one task at a time, in this process):
+// Normalize with exact dedup, documents per CPU-second (one task at a time, in this process):
 // parquet (zstd) input with 10 % planted exact duplicates → outputs/main + outputs/dups; then datatrove's
-// exact dedup (signature, find, filter; one task each) on the same files.
+// exact dedup (signature, find, filter; one task each, one worker) on the same files. Both sides are
+// compared in CPU seconds (this process's user + system time around normalize; the Python process's own
+// and its children's getrusage), which load from other processes on the machine inflates much less than
+// wall time. `--only ours` skips datatrove (for profiling with `node --cpu-prof`); `--map-task-mb 4` splits the
+// input into several map tasks, so normalize goes through its shuffle instead of its single-task path.
 //
-//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100]
+//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N]
 //
 // Needs the curation oracle environment (node tools/python-env/python-env.mjs packages/pipeline/python/curation.lock).
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeParquetPart } from '../src/formats/parquet-part-writer.js';
@@ -15,10 +19,9 @@ import { normalizeToParquet } from '../src/steps/normalize/normalize.js';
 import { curationPython } from '../test/helpers/curation-python.js';
 import { generateDocuments } from './synthetic-documents.js';
 
-const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' } } });
-const dir = await mkdtemp(join(tmpdir(), 'bench-normalize-'));
-try {
-  const unique = generateDocuments(Number(args.mb) * 1_000_000 * 0.9);
+/** Writes the benchmark's input: two parquet (zstd) files of synthetic documents, 10 % of them exact duplicates. */
+async function writeInputs(dir: string, mb: number): Promise<{ count: number; mb: number }> {
+  const unique = generateDocuments(mb * 1_000_000 * 0.9);
   const docs = [...unique, ...unique.slice(0, Math.floor(unique.length / 9))];
   const rows = docs.map((text, i) => ({ id: `doc-${i}`, text, url: `https://example.org/${i}` }));
   const columns = [
@@ -27,31 +30,52 @@ try {
     { name: 'url', type: 'string' },
   ] as const;
   const half = Math.floor(rows.length / 2);
-  await writeParquetPart(join(dir, 'in', 'a.parquet'), rows.slice(0, half), { columns: [...columns], rowGroupRows: 5000 });
-  await writeParquetPart(join(dir, 'in', 'b.parquet'), rows.slice(half), { columns: [...columns], rowGroupRows: 5000 });
-  const start = performance.now();
-  const result = await normalizeToParquet({
-    input_path: join(dir, 'in'),
-    output_path: join(dir, 'out'),
-    max_parallelism: 1,
-    target_partition_bytes: 16 * 1024 * 1024,
-  });
-  const seconds = (performance.now() - start) / 1000;
-  const mb = docs.reduce((n, d) => n + d.length, 0) / 1e6;
-  console.log(
-    `normalize: ${docs.length} documents (${mb.toFixed(0)} MB of text, ${result.counters['normalize/duplicate_records_out']} exact duplicates) in ${seconds.toFixed(1)} s: ` +
-      `${(docs.length / seconds).toFixed(0)} documents/s, ${(mb / seconds).toFixed(1)} MB/s on one core`,
-  );
-  const r = spawnSync(await curationPython(), [join(import.meta.dirname, 'datatrove_exact_dedup.py'), join(dir, 'in'), join(dir, 'datatrove')], {
-    encoding: 'utf8',
-    env: { ...process.env, HF_HUB_OFFLINE: '1' },
-  });
-  if (r.status !== 0) throw new Error(`datatrove_exact_dedup.py failed:\n${r.stderr.slice(-3000)}`);
-  const dt = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number; cpu_seconds: number; docs_out: number };
-  console.log(
-    `datatrove exact dedup: ${dt.docs_out} documents kept in ${dt.seconds.toFixed(1)} s (${dt.cpu_seconds.toFixed(1)} CPU s): ${(docs.length / dt.seconds).toFixed(0)} documents/s; ` +
-      `normalize / datatrove: ${(dt.seconds / seconds).toFixed(2)}x (ours kept ${result.counters['normalize/unique_records_out']})`,
-  );
+  await writeParquetPart(join(dir, 'a.parquet'), rows.slice(0, half), { columns: [...columns], rowGroupRows: 5000 });
+  await writeParquetPart(join(dir, 'b.parquet'), rows.slice(half), { columns: [...columns], rowGroupRows: 5000 });
+  return { count: docs.length, mb: docs.reduce((n, d) => n + d.length, 0) / 1e6 };
+}
+
+const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, 'map-task-mb': { type: 'string' } } });
+const dir = await mkdtemp(join(tmpdir(), 'bench-normalize-'));
+try {
+  // the generated documents are dropped before measuring, so our process's GC does not walk them
+  const { count, mb } = await writeInputs(join(dir, 'in'), Number(args.mb));
+  const cores = cpus().length;
+  console.log(`${count} documents, ${mb.toFixed(0)} MB of text; ${cores} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  let oursPerCpuSecond: number | null = null;
+  if (args.only !== 'datatrove') {
+    const start = performance.now();
+    const cpu0 = process.cpuUsage();
+    const result = await normalizeToParquet({
+      input_path: join(dir, 'in'),
+      output_path: join(dir, 'out'),
+      max_parallelism: 1,
+      target_partition_bytes: 16 * 1024 * 1024,
+      ...(args['map-task-mb'] === undefined ? {} : { map_task_bytes: Number(args['map-task-mb']) * 1024 * 1024 }),
+    });
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const seconds = (performance.now() - start) / 1000;
+    oursPerCpuSecond = count / cpuSeconds;
+    console.log(
+      `normalize: ${result.counters['normalize/unique_records_out']} kept, ${result.counters['normalize/duplicate_records_out']} exact duplicates; ` +
+        `${cpuSeconds.toFixed(2)} CPU s (${seconds.toFixed(2)} s wall): ${oursPerCpuSecond.toFixed(0)} documents per CPU-second, ${(mb / cpuSeconds).toFixed(1)} MB per CPU-second`,
+    );
+  }
+  if (args.only !== 'ours') {
+    const r = spawnSync(await curationPython(), [join(import.meta.dirname, 'datatrove_exact_dedup.py'), join(dir, 'in'), join(dir, 'datatrove')], {
+      encoding: 'utf8',
+      env: { ...process.env, HF_HUB_OFFLINE: '1' },
+    });
+    if (r.status !== 0) throw new Error(`datatrove_exact_dedup.py failed:\n${r.stderr.slice(-3000)}`);
+    const dt = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number; cpu_seconds: number; docs_out: number };
+    const dtPerCpuSecond = count / dt.cpu_seconds;
+    console.log(
+      `datatrove exact dedup: ${dt.docs_out} kept; ${dt.cpu_seconds.toFixed(2)} CPU s (${dt.seconds.toFixed(2)} s wall): ${dtPerCpuSecond.toFixed(0)} documents per CPU-second`,
+    );
+    if (oursPerCpuSecond !== null) console.log(`normalize / datatrove: ${(oursPerCpuSecond / dtPerCpuSecond).toFixed(2)}x documents per CPU-second`);
+  }
+  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

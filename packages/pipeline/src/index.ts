@@ -43,6 +43,8 @@ export { DEFAULT_MAX_WHITESPACE_RUN_CHARS, compactWhitespace, generateId, isBlan
 export { NORMALIZE_COUNTERS, normalizeMapTask } from './steps/normalize/normalize-map.js';
 export type { NormalizeMapArgs, NormalizeMapResult, ObservedColumn } from './steps/normalize/normalize-map.js';
 export { normalizeReduceTask } from './steps/normalize/normalize-reduce.js';
+export { normalizeSingleTask } from './steps/normalize/normalize-single.js';
+export type { NormalizeSingleArgs, NormalizeSingleResult } from './steps/normalize/normalize-single.js';
 export type { NormalizeReduceArgs, NormalizeReduceResult } from './steps/normalize/normalize-reduce.js';
 export { NORMALIZED_DATA_FILE, NormalizeConfigSchema, normalizeToParquet } from './steps/normalize/normalize.js';
 export type { NormalizeConfig, NormalizeOptions, NormalizedData } from './steps/normalize/normalize.js';

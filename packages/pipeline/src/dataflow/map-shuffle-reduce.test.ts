@@ -99,4 +99,42 @@ describe('map / shuffle / reduce on storage files', () => {
     await run(third);
     expect(third).toEqual([]);
   });
+
+  it('hands a task that reduces itself its spilled runs and what is still in memory, merged in order', async () => {
+    // records keep a rich field in memory; only spilled ones are encoded through toRow
+    const w = createShuffleWriter({
+      dir: join(dir, 'shuffle'),
+      mapTask: 'single',
+      numPartitions: 2,
+      columns: [
+        { name: 'word', type: 'string' },
+        { name: 'pos', type: 'string' },
+      ],
+      sortKey: 'word',
+      spillBytes: 120,
+      toRow: (r) => ({ word: r['word'], pos: JSON.stringify(r['pos']) }),
+    });
+    const words = 'the cat sat on the mat and the dog sat on the log'.split(' ');
+    for (const [i, word] of words.entries()) await w.add(word.length % 2, { word, pos: { i } });
+    const { output, buffered } = w.closeInMemory();
+    expect(output.records).toBe(words.length);
+    expect(output.files.flat().length).toBeGreaterThan(0);
+    expect(buffered.flat().length).toBeGreaterThan(0);
+    for (const rows of buffered) for (const r of rows) expect(typeof r['pos']).toBe('object');
+    const merged: { word: string; i: number }[] = [];
+    for (const p of [0, 1]) {
+      for await (const r of readShufflePartition({ files: output.files[p] ?? [], sortKey: 'word', buffered: buffered[p] ?? [], signal })) {
+        const pos = typeof r['pos'] === 'string' ? (JSON.parse(r['pos']) as { i: number }) : (r['pos'] as { i: number });
+        merged.push({ word: r['word'] as string, i: pos.i });
+      }
+    }
+    // every record once; each partition sorted by word, equal words in the order they were added
+    const expected = [0, 1].flatMap((p) =>
+      words
+        .map((word, i) => ({ word, i }))
+        .filter((r) => r.word.length % 2 === p)
+        .sort((a, b) => (a.word < b.word ? -1 : a.word > b.word ? 1 : a.i - b.i)),
+    );
+    expect(merged).toEqual(expected);
+  });
 });

@@ -20,8 +20,18 @@ export interface ShuffleWriterOptions {
    * @default 256 MiB
    */
   spillBytes?: number;
-  /** Compression of the run files. @default "zstd" */
+  /**
+   * Compression of the run files. Runs are read back once, on the same storage, so by default they are
+   * not compressed (measured ~10 % faster end to end for normalize than zstd level 1).
+   * @default "uncompressed"
+   */
   codec?: 'zstd' | 'uncompressed';
+  /**
+   * Turns a buffered record into the row written to a run file (with exactly `columns`). Lets a task that
+   * reduces in the same process ({@link ShuffleWriter.closeInMemory}) buffer records in their rich form and
+   * pay for encoding only when it spills. @default the record itself
+   */
+  toRow?: (record: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** What a map task wrote: per partition, its run files in write order. JSON, so it goes in the task's marker. */
@@ -37,18 +47,30 @@ export interface ShuffleWriter {
   add(partition: number, record: Record<string, unknown>): Promise<void>;
   /** Writes what is still buffered and returns the files; put the result in the map task's result. */
   close(): Promise<ShuffleMapOutput>;
+  /**
+   * For a task that reduces in the same process: returns the files spilled so far and, per partition,
+   * the records still buffered (sorted by `sortKey`, in their buffered form), without writing them.
+   * Merge them after the partition's files: they were added last.
+   */
+  closeInMemory(): { output: ShuffleMapOutput; buffered: Record<string, unknown>[][] };
 }
 
 function recordBytes(r: Record<string, unknown>): number {
   let n = 16;
-  for (const v of Object.values(r)) n += typeof v === 'string' ? v.length : 8;
+  for (const k in r) {
+    const v = r[k];
+    if (typeof v === 'string') n += v.length;
+    else if (ArrayBuffer.isView(v)) n += v.byteLength;
+    else if (v !== null && typeof v === 'object') n += recordBytes(v as Record<string, unknown>);
+    else n += 8;
+  }
   return n;
 }
 
 /**
  * Opens the map side of a shuffle on storage files. Records are buffered per partition; when the
  * buffer passes `spillBytes`, the largest partition is sorted (by `sortKey`) and written as one run
- * file (parquet, zstd, atomic). Only files listed in the returned output (recorded in the map task's
+ * file (parquet, uncompressed by default, atomic). Only files listed in the returned output (recorded in the map task's
  * done marker) are read by reducers, so files left by a crashed attempt are never read.
  */
 export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWriter {
@@ -59,14 +81,19 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
   let total = 0;
   let records = 0;
   const key = options.sortKey;
+  const sortBuffer = (p: number): Record<string, unknown>[] => {
+    const rows = buffers[p] ?? [];
+    if (key !== undefined) rows.sort((a, b) => compareKeys(a[key], b[key]));
+    return rows;
+  };
+  const toRow = options.toRow;
 
   const spill = async (p: number): Promise<void> => {
-    const rows = buffers[p] ?? [];
+    const rows = sortBuffer(p);
     if (rows.length === 0) return;
-    if (key !== undefined) rows.sort((a, b) => compareKeys(a[key], b[key]));
     const run = (files[p] ?? []).length;
     const url = prefixJoin(options.dir, `part-${String(p).padStart(5, '0')}/${options.mapTask}-run-${String(run).padStart(4, '0')}.parquet`);
-    await writeParquetPart(url, rows, { columns: options.columns, codec: options.codec ?? 'zstd' });
+    await writeParquetPart(url, toRow === undefined ? rows : mapRows(rows, toRow), { columns: options.columns, codec: options.codec ?? 'uncompressed' });
     files[p]?.push(url);
     total -= bytes[p] ?? 0;
     buffers[p] = [];
@@ -93,7 +120,15 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
       for (let p = 0; p < options.numPartitions; p++) await spill(p);
       return { files, records };
     },
+    closeInMemory() {
+      const buffered = buffers.map((_, p) => sortBuffer(p));
+      return { output: { files, records }, buffered };
+    },
   };
+}
+
+function* mapRows(rows: readonly Record<string, unknown>[], f: (r: Record<string, unknown>) => Record<string, unknown>): Generator<Record<string, unknown>> {
+  for (const r of rows) yield f(r);
 }
 
 /** The run files of partition `p` across every map task's output, in map-task order. */

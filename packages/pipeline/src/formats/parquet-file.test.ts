@@ -71,4 +71,29 @@ describe('readParquetRecords()', () => {
       for await (const _ of readParquetRecords(url, { rowGroup: 9 })) void _;
     }).rejects.toMatchObject({ code: 'PIPELINE_INPUT_NOT_FOUND', details: { rowGroup: 9 } });
   });
+
+  it('returns utf8Columns as their checked UTF-8 bytes, the other columns as strings, and refuses invalid UTF-8 in them', async () => {
+    const url = join(dir, 'u.parquet');
+    const rows = Array.from({ length: 9 }, (_, i) => ({ id: `d${i}`, text: `ünï ${i} ✓`, n: BigInt(i) }));
+    const columns = [
+      { name: 'id', type: 'string' },
+      { name: 'text', type: 'string' },
+      { name: 'n', type: 'int64' },
+    ] as const;
+    await writeParquetPart(url, rows, { columns: [...columns], rowGroupRows: 4 });
+    const got: Record<string, unknown>[] = [];
+    for await (const r of readParquetRecords(url, { utf8Columns: ['text'] })) got.push(r);
+    expect(got.map((r) => r['text'])).toEqual(rows.map((r) => new Uint8Array(Buffer.from(r.text))));
+    expect(got.map((r) => [r['id'], r['n']])).toEqual(rows.map((r) => [r.id, r.n]));
+    const only: unknown[] = [];
+    for await (const r of readParquetRecords(url, { columns: ['text'], utf8Columns: ['text'] })) only.push(r);
+    expect(only[0]).toEqual({ text: new Uint8Array(Buffer.from(rows[0]?.text ?? '')) });
+
+    const bad = join(dir, 'bad-utf8.parquet');
+    await writeParquetPart(bad, [{ text: new Uint8Array([0x61, 0xff, 0x62]) }], { columns: [{ name: 'text', type: 'string' }] });
+    const read = async (): Promise<void> => {
+      for await (const _ of readParquetRecords(bad, { utf8Columns: ['text'] })) void _;
+    };
+    await expect(read()).rejects.toMatchObject({ code: 'PIPELINE_INPUT_INVALID', details: { path: bad, rowGroup: 0 } });
+  });
 });

@@ -49,6 +49,33 @@ describe('writeParquetPart()', () => {
     expect(await readAll(url)).toEqual(rows);
   });
 
+  it('takes UTF-8 bytes for string columns, writes plain columns without a dictionary, and files of many buffer chunks', async () => {
+    const url = join(dir, 'p.parquet');
+    const encoder = new TextEncoder();
+    // ~6 MB uncompressed in 2 row groups: pages and row groups span several of the writer's 1 MiB chunks
+    const rows = Array.from({ length: 600 }, (_, i) => ({ id: `id-${i}`, text: `${i} ünï ${'abcdefghij'.repeat(1000)}`, tag: `t${i % 3}` }));
+    await writeParquetPart(
+      url,
+      rows.map((r) => ({ ...r, text: encoder.encode(r.text) })),
+      {
+        columns: [
+          { name: 'id', type: 'string', plain: true },
+          { name: 'text', type: 'string', plain: true },
+          { name: 'tag', type: 'string' },
+        ],
+        codec: 'uncompressed',
+        rowGroupBytes: 3_500_000,
+      },
+    );
+    await using f = await openParquetFile(url);
+    expect(f.rowGroups).toHaveLength(2);
+    const encodings = (f.metadata.row_groups[0]?.columns ?? []).map((c) => c.meta_data?.encodings);
+    expect(encodings[0]).not.toContain('RLE_DICTIONARY');
+    expect(encodings[1]).not.toContain('RLE_DICTIONARY');
+    expect(encodings[2]).toContain('RLE_DICTIONARY');
+    expect(await readAll(url)).toEqual(rows);
+  });
+
   it('cuts row groups by buffered bytes', async () => {
     const url = join(dir, 'p.parquet');
     const rows = Array.from({ length: 10 }, (_, i) => ({ text: String(i).repeat(1000) }));

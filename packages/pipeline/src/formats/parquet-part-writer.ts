@@ -3,8 +3,11 @@ import { once } from 'node:events';
 import { createWriteStream } from '@marin/rigging';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
+import type { ColumnChunk, RowGroup } from 'hyparquet';
 import { PipelineError } from '../errors.js';
 import { parquetSchemaOf } from './parquet-schema.js';
+import { writePlainStringChunk } from './plain-string-column.js';
+import type { ChunkSink } from './plain-string-column.js';
 import type { ParquetColumnSpec } from './parquet-schema.js';
 import { requireZstd } from './zstd-binding.js';
 
@@ -50,10 +53,12 @@ export interface ParquetPartWriter extends AsyncDisposable {
 
 const DEFAULT_ROW_GROUP_BYTES = 64 * 1024 * 1024;
 const DEFAULT_ROW_GROUP_ROWS = 1_000_000;
+const CHUNK_BYTES = 1 << 20;
 
 function valueBytes(v: unknown): number {
   if (typeof v === 'string') return v.length + 4;
   if (v === null || v === undefined) return 1;
+  if (v instanceof Uint8Array) return v.byteLength + 4;
   if (typeof v === 'object') return 64;
   return 8;
 }
@@ -80,13 +85,42 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   stream.on('error', (e) => {
     streamError = e;
   });
-  const bytes = new ByteWriter(1 << 20);
+  const bytes = new ByteWriter(CHUNK_BYTES);
+  // Written bytes are set aside as views (never overwritten) instead of growing one buffer to the row
+  // group's size (hyparquet-writer's ByteWriter doubles and copies), and streamed out after each row group.
+  const chunks: Uint8Array[] = [];
+  let segmentStart = 0;
+  const cutSegment = (): void => {
+    if (bytes.index > segmentStart) chunks.push(new Uint8Array(bytes.buffer, segmentStart, bytes.index - segmentStart));
+    segmentStart = bytes.index;
+  };
+  bytes.ensure = (size: number): void => {
+    if (bytes.index + size <= bytes.buffer.byteLength) return;
+    cutSegment();
+    bytes.buffer = new ArrayBuffer(Math.max(CHUNK_BYTES, size));
+    bytes.view = new DataView(bytes.buffer);
+    bytes.index = 0;
+    segmentStart = 0;
+  };
+  const sink: ChunkSink = {
+    bytes,
+    scratch: null,
+    appendOwned(data) {
+      cutSegment();
+      chunks.push(data);
+      bytes.offset += data.byteLength;
+    },
+  };
+  const codecName = options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD';
+  const compress = zstd === null ? null : (input: Uint8Array): Uint8Array => zstd.compress(input, { compressionLevel: level });
+  // REQUIRED plain UTF-8 columns (ids, texts) are written by writePlainStringChunk, the rest by hyparquet-writer
+  const fast = columns.map((c) => c.type === 'string' && c.plain === true && c.nullable === false);
   const writer = new ParquetWriter({
     writer: bytes,
     // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
     schema: schema as ConstructorParameters<typeof ParquetWriter>[0]['schema'],
-    codec: options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD',
-    compressors: zstd === null ? {} : { ZSTD: (input: Uint8Array) => zstd.compress(input, { compressionLevel: level }) },
+    codec: codecName,
+    compressors: compress === null ? {} : { ZSTD: compress },
     statistics: false,
     createdBy: 'marin pipeline (hyparquet-writer)',
     ...(options.metadata === undefined ? {} : { kvMetadata: Object.entries(options.metadata).map(([key, value]) => ({ key, value })) }),
@@ -95,21 +129,44 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   let buffered = 0;
   let bufferedBytes = 0;
   let rows = 0;
-  let groups = 0;
+  let rowGroupCount = 0;
   let state: 'open' | 'closing' | 'closed' | 'aborted' = 'open';
 
   const drain = async (): Promise<void> => {
     if (streamError !== null) throw streamError;
-    if (bytes.index === 0) return;
-    const chunk = new Uint8Array(bytes.buffer.slice(0, bytes.index));
-    bytes.index = 0;
-    if (!stream.write(chunk)) await once(stream, 'drain');
+    cutSegment();
+    let ok = true;
+    for (const chunk of chunks.splice(0)) ok = stream.write(chunk);
+    if (!ok) await once(stream, 'drain');
   };
   const flushGroup = async (): Promise<void> => {
     if (buffered === 0) return;
-    const columnData: ColumnSource[] = columns.map((c, i) => ({ name: c.name, data: buffers[i] ?? [], ...encoders[i] }));
-    await writer.write({ columnData, rowGroupSize: buffered });
-    groups += 1;
+    const groupStart = bytes.offset;
+    const fastChunks = new Map<string, ColumnChunk>();
+    let fastBytes = 0;
+    columns.forEach((c, i) => {
+      if (!fast[i]) return;
+      const { chunk, uncompressedBytes } = writePlainStringChunk(sink, c.name, buffers[i] as (string | Uint8Array)[], codecName, compress);
+      fastChunks.set(c.name, chunk);
+      fastBytes += uncompressedBytes;
+    });
+    const rest = columns.flatMap((c, i) => (fast[i] ? [] : [{ name: c.name, data: buffers[i] ?? [], ...encoders[i] }]));
+    const groups = (writer as unknown as { row_groups: RowGroup[]; num_rows: bigint }).row_groups;
+    if (rest.length > 0) {
+      await writer.write({ columnData: rest as ColumnSource[], rowGroupSize: buffered });
+    } else {
+      (writer as unknown as { num_rows: bigint }).num_rows += BigInt(buffered);
+      groups.push({ columns: [], total_byte_size: 0n, num_rows: BigInt(buffered) });
+    }
+    if (fastChunks.size > 0) {
+      // the group's chunks in schema order (a passed-through nested column has one chunk per leaf)
+      const group = groups.at(-1) as RowGroup;
+      const written = group.columns;
+      group.columns = columns.flatMap((c) => fastChunks.get(c.name) ?? written.filter((w) => w.meta_data?.path_in_schema[0] === c.name));
+      group.total_byte_size += BigInt(fastBytes);
+      group.total_compressed_size = BigInt(bytes.offset - groupStart);
+    }
+    rowGroupCount += 1;
     buffers = columns.map(() => []);
     buffered = 0;
     bufferedBytes = 0;
@@ -150,7 +207,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
         await once(stream, 'finish');
         if (streamError !== null) throw streamError;
         state = 'closed';
-        return { url, rows, rowGroups: groups, bytes: bytes.offset };
+        return { url, rows, rowGroups: rowGroupCount, bytes: bytes.offset };
       } catch (e) {
         state = 'open';
         await abort();

@@ -13,6 +13,12 @@ export interface ReadParquetOptions {
   columns?: readonly string[];
   /** Only this row group (every group, in order, when omitted). */
   rowGroup?: number | null;
+  /**
+   * These top-level string columns are returned as their UTF-8 bytes (a `Uint8Array`, checked to be valid
+   * UTF-8) instead of a decoded string: for a consumer that needs the bytes anyway (hashing, writing), it
+   * saves decoding and encoding again. They come after the other columns in the record's key order.
+   */
+  utf8Columns?: readonly string[];
   /** Checked between row groups and between records. */
   signal?: AbortSignal;
 }
@@ -50,15 +56,24 @@ export async function* readParquetRecords(
       options.signal?.throwIfAborted();
       let rows: Record<string, unknown>[];
       try {
-        rows = await parquetReadObjects({
-          file: file.buffer,
-          metadata: file.metadata,
-          rowStart: group.rowStart,
-          rowEnd: group.rowStart + group.numRows,
-          compressors,
-          parsers: STRICT_UTF8,
-          ...(columns === undefined ? {} : { columns }),
-        });
+        const read = { file: file.buffer, metadata: file.metadata, rowStart: group.rowStart, rowEnd: group.rowStart + group.numRows, compressors };
+        const wanted = columns ?? file.columns;
+        const asBytes = options.utf8Columns?.filter((c) => wanted.includes(c)) ?? [];
+        if (asBytes.length === 0) {
+          rows = await parquetReadObjects({ ...read, parsers: STRICT_UTF8, ...(columns === undefined ? {} : { columns }) });
+        } else {
+          // hyparquet's parsers apply to every column of a read, so the byte columns are read on their own
+          const rest = wanted.filter((c) => !asBytes.includes(c));
+          const bytesRows = await parquetReadObjects({ ...read, parsers: STRICT_UTF8_BYTES, columns: asBytes });
+          rows = rest.length === 0 ? bytesRows : await parquetReadObjects({ ...read, parsers: STRICT_UTF8, columns: rest });
+          if (rest.length > 0) {
+            for (let i = 0; i < rows.length; i++) {
+              const row = rows[i] as Record<string, unknown>;
+              const from = bytesRows[i] as Record<string, unknown>;
+              for (const c of asBytes) row[c] = from[c];
+            }
+          }
+        }
       } catch (cause) {
         if (cause instanceof InvalidUtf8Error) {
           const column = await invalidUtf8Column(file, group, columns ?? file.columns);
@@ -101,6 +116,14 @@ const STRICT_UTF8 = {
   stringFromBytes: (bytes: Uint8Array): string => {
     if (!isUtf8(bytes)) throw new InvalidUtf8Error();
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  },
+};
+
+// ... or, for `utf8Columns`, the checked bytes themselves (typed as hyparquet's parser, which JS does not enforce).
+const STRICT_UTF8_BYTES = {
+  stringFromBytes: (bytes: Uint8Array): string => {
+    if (!isUtf8(bytes)) throw new InvalidUtf8Error();
+    return bytes as unknown as string;
   },
 };
 

@@ -9,9 +9,11 @@ export type ParquetValueType = 'string' | 'int64' | 'int32' | 'float64' | 'bool'
  * One column of a written part. JSON, so a stage can pass its output schema to Fray jobs.
  * `type: 'parquet'` passes a source column through with its exact (possibly nested) schema:
  * `elements` is the column's schema subtree in depth-first order, as {@link schemaElementsOf} returns it.
+ * `plain: true` writes the column PLAIN without trying a dictionary: for values that are (almost) all
+ * distinct, such as ids and document texts, where the writer's dictionary sampling is wasted work.
  */
 export type ParquetColumnSpec =
-  | { name: string; type: ParquetValueType; nullable?: boolean }
+  | { name: string; type: ParquetValueType; nullable?: boolean; plain?: boolean }
   | { name: string; type: 'parquet'; elements: SchemaElement[] };
 
 const BASIC: Record<ParquetValueType, BasicType> = {
@@ -42,8 +44,9 @@ function converter(spec: ParquetColumnSpec): Convert {
   };
   switch (spec.type) {
     case 'string':
+      // UTF-8 bytes are taken as they are: a caller that already encoded the string saves the writer's encoding
       return orNull((v, c, u) => {
-        if (typeof v !== 'string') throw typeError(u, c, 'a string', v);
+        if (typeof v !== 'string' && !(v instanceof Uint8Array)) throw typeError(u, c, 'a string', v);
         return v;
       });
     case 'int64':
@@ -80,7 +83,7 @@ function converter(spec: ParquetColumnSpec): Convert {
 /** The writer's schema and per-column converters for `columns`. */
 export function parquetSchemaOf(columns: readonly ParquetColumnSpec[]): {
   schema: SchemaElement[];
-  encoders: Record<string, never>[];
+  encoders: { encoding?: 'PLAIN' }[];
   converters: Convert[];
 } {
   const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }];
@@ -98,7 +101,7 @@ export function parquetSchemaOf(columns: readonly ParquetColumnSpec[]): {
     else if (basic === 'JSON') schema.push({ name: c.name, type: 'BYTE_ARRAY', converted_type: 'JSON', repetition_type });
     else if (basic === 'INT32' || basic === 'INT64' || basic === 'DOUBLE' || basic === 'BOOLEAN') schema.push({ name: c.name, type: basic, repetition_type });
   }
-  return { schema, encoders: columns.map(() => ({})), converters: columns.map(converter) };
+  return { schema, encoders: columns.map((c) => (c.type !== 'parquet' && c.plain === true ? { encoding: 'PLAIN' as const } : {})), converters: columns.map(converter) };
 }
 
 /** A source column's schema subtree, depth-first: what `{ type: 'parquet', elements }` takes to pass it through. */

@@ -8,6 +8,8 @@ import { readParquetRecords } from './parquet-records.js';
 export interface ReadPartOptions {
   /** Parquet: read only these top-level columns. JSON lines are parsed whole either way. */
   columns?: readonly string[];
+  /** Parquet: these string columns come as their UTF-8 bytes (`readParquetRecords`' `utf8Columns`); JSON lines give strings. */
+  utf8Columns?: readonly string[];
   /** Checked between records. */
   signal?: AbortSignal;
 }
@@ -24,6 +26,7 @@ export async function* readPartRecords(part: DatasetPart, options: ReadPartOptio
     yield* readParquetRecords(part.url, {
       rowGroup: part.rowGroup ?? null,
       ...(options.columns === undefined ? {} : { columns: options.columns }),
+      ...(options.utf8Columns === undefined ? {} : { utf8Columns: options.utf8Columns }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     return;

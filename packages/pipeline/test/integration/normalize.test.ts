@@ -146,6 +146,41 @@ describe('normalizeToParquet()', () => {
     expect(result.counters['normalize/records_in']).toBe(100);
   });
 
+  it('maps and reduces in one task when the input fits one map task, spilling sorted runs past spill_bytes, with the same outputs', async () => {
+    await using dir = await tempDir();
+    const input = join(dir.path, 'raw');
+    await mkdir(input, { recursive: true });
+    await writeFile(join(input, 'a.jsonl'), jsonl(corpus(150, 0)));
+    await writeParquetPart(join(input, 'b.parquet'), corpus(150, 150), {
+      columns: [
+        { name: 'id', type: 'string' },
+        { name: 'text', type: 'string' },
+        { name: 'url', type: 'string' },
+        { name: 'score', type: 'float64' },
+      ],
+      rowGroupRows: 40,
+    });
+    const run = async (name: string, options: { map_task_bytes?: number; spill_bytes?: number }) => {
+      const output = join(dir.path, name);
+      const result = await normalizeToParquet({ input_path: input, output_path: output, target_partition_bytes: 3000, ...options });
+      return { counters: result.counters, main: await readDir(join(output, 'outputs/main')), dups: await readDir(join(output, 'outputs/dups')) };
+    };
+    const shuffled = await run('map-reduce', { map_task_bytes: 1 });
+    expect(shuffled.main.length).toBeGreaterThan(1);
+    expect(shuffled.counters['normalize/duplicate_records_out']).toBeGreaterThan(0);
+    // one task, all in memory; then one task spilling many small runs (duplicates land in different runs)
+    expect(await run('single', {})).toEqual(shuffled);
+    expect(await run('single-spilling', { spill_bytes: 2000 })).toEqual(shuffled);
+
+    await using local = createLocalClient({ logger: silentLogger });
+    const submitted: JobRequest[] = [];
+    const client: Client = { ...local, submit: (request, options) => (submitted.push(request), local.submit(request, options)) };
+    const output = join(dir.path, 'single-job');
+    await withClient(client, () => normalizeToParquet({ input_path: input, output_path: output, target_partition_bytes: 3000, resources: { cpu: 1, ram: '1g' } }));
+    expect(submitted.map((r) => (r.entrypoint as { exportName?: string }).exportName)).toEqual(['normalizeSingleTask']);
+    expect(await readDir(join(output, 'outputs/main'))).toEqual(shuffled.main);
+  });
+
   it('runs its map and reduce tasks as Fray jobs of @marin/pipeline', async () => {
     await using dir = await tempDir();
     const input = join(dir.path, 'raw');

@@ -104,4 +104,36 @@ describe('parquet reading against pyarrow', () => {
     expect(back?.rows).toEqual(expected);
     expect(await readAll(out)).toEqual(expected);
   });
+
+  it('writes required plain string columns (ids, texts; strings or UTF-8 bytes) that pyarrow reads back unchanged', async () => {
+    await using dir = await tempDir();
+    const encoder = new TextEncoder();
+    // texts over a page (1 MiB) and empty ones, multi-byte characters, pages spanning several rows
+    const rows = Array.from({ length: 60 }, (_, i) => ({
+      id: `${i}`.padStart(32, '0'),
+      text: i % 17 === 0 ? '' : i === 5 ? `big ${'ünï ✓ 🙂 '.repeat(120_000)}` : `doc ${i} ${'wörds '.repeat(i * 50)}`,
+      url: i % 4 === 0 ? null : `https://example.org/${i}`,
+    }));
+    for (const codec of ['zstd', 'uncompressed'] as const) {
+      const out = join(dir.path, `${codec}.parquet`);
+      const result = await writeParquetPart(
+        out,
+        rows.map((r, i) => (i % 2 === 0 ? { ...r, text: encoder.encode(r.text) } : r)),
+        {
+          columns: [
+            { name: 'id', type: 'string', nullable: false, plain: true },
+            { name: 'text', type: 'string', nullable: false, plain: true },
+            { name: 'url', type: 'string' },
+          ],
+          codec,
+          rowGroupRows: 25,
+        },
+      );
+      expect(result).toMatchObject({ rows: 60, rowGroups: 3 });
+      const [back] = parseLines(await runCurationPython('parquet_read.py', [out]));
+      expect(back?.schema).toEqual({ id: 'string', text: 'string', url: 'string' });
+      expect(back?.rows).toEqual(rows);
+      expect(await readAll(out)).toEqual(rows);
+    }
+  });
 });

@@ -6,13 +6,16 @@ import type { DataflowTaskArgs } from '../../dataflow/dataflow-task.js';
 import { partitionOfHexId } from '../../dataflow/partition-of.js';
 import { encodeFields } from '../../dataflow/record-codec.js';
 import { PipelineError } from '../../errors.js';
-import { describeKind, kindOfParquetColumn, kindOfValue, mergeKinds } from '../../formats/column-kind.js';
+import { columnSpecOf, describeKind, kindOfParquetColumn, kindOfValue, mergeKinds } from '../../formats/column-kind.js';
 import type { ColumnKind } from '../../formats/column-kind.js';
 import type { DatasetPart } from '../../formats/dataset-part.js';
 import { openParquetFile } from '../../formats/parquet-file.js';
 import { readPartRecords } from '../../formats/record-reader.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
-import { compactWhitespace, generateId, isBlank } from './normalize-record.js';
+import { compactWhitespace, generateIdOfUtf8, hasLongSpaceRunUtf8, isBlank, isBlankUtf8 } from './normalize-record.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Counter names, as Marin's datakit normalize records them. */
 export const NORMALIZE_COUNTERS = {
@@ -25,8 +28,8 @@ export const NORMALIZE_COUNTERS = {
 
 /** The columns of normalize's shuffle files: the sort key, the text, and every other output field as tagged JSON. */
 export const NORMALIZE_SHUFFLE_COLUMNS: ParquetColumnSpec[] = [
-  { name: 'id', type: 'string', nullable: false },
-  { name: 'text', type: 'string', nullable: false },
+  { name: 'id', type: 'string', nullable: false, plain: true },
+  { name: 'text', type: 'string', nullable: false, plain: true },
   { name: 'fields', type: 'string', nullable: false },
 ];
 
@@ -59,6 +62,31 @@ export interface NormalizeMapResult {
   columns: ObservedColumn[];
 }
 
+/** The output columns every shard is written with: `id`, `text`, `source_id` when seen, then the rest in first-seen order. */
+export function outputColumns(observed: readonly (readonly ObservedColumn[])[]): ParquetColumnSpec[] {
+  const merged = new Map<string, { kind: ColumnKind; file: string }>();
+  for (const columns of observed) {
+    for (const c of columns) {
+      const prev = merged.get(c.name);
+      if (prev === undefined) {
+        merged.set(c.name, { kind: c.kind, file: c.file });
+        continue;
+      }
+      const kind = mergeKinds(prev.kind, c.kind);
+      if (kind === null) throw driftError(c.name, prev.kind, prev.file, c.kind, c.file);
+      prev.kind = kind;
+    }
+  }
+  const columns: ParquetColumnSpec[] = [
+    { name: 'id', type: 'string', nullable: false, plain: true },
+    { name: 'text', type: 'string', nullable: false, plain: true },
+  ];
+  const sourceId = merged.get('source_id');
+  if (sourceId !== undefined) columns.push(columnSpecOf('source_id', sourceId.kind));
+  for (const [name, { kind }] of merged) if (name !== 'source_id') columns.push(columnSpecOf(name, kind));
+  return columns;
+}
+
 /** The schema drift error: one column, two incompatible kinds, the files they came from. */
 export function driftError(column: string, a: ColumnKind, aFile: string, b: ColumnKind, bFile: string): PipelineError {
   return new PipelineError(
@@ -68,7 +96,8 @@ export function driftError(column: string, a: ColumnKind, aFile: string, b: Colu
   );
 }
 
-class ColumnObserver {
+/** The output columns a task has seen, with their kinds; refuses a column whose kind changes. */
+export class ColumnObserver {
   readonly columns = new Map<string, ObservedColumn>();
 
   see(name: string, kind: ColumnKind, file: string): void {
@@ -86,7 +115,7 @@ class ColumnObserver {
 
 async function parquetKinds(
   part: DatasetPart,
-  args: NormalizeMapArgs,
+  args: NormalizeRecordArgs,
   observer: ColumnObserver,
   seen: Set<string>,
 ): Promise<void> {
@@ -117,50 +146,73 @@ async function parquetKinds(
   }
 }
 
-/**
- * A normalize map task: reads its parts, drops blank texts, builds Marin's record (`id` = xxh3-128 of the
- * whitespace-compacted text, `text`, `source_id` from `id_field`, other fields unless `bare`) and routes
- * it by `id` to one of `num_shards` shuffle partitions, sorted by `id`. The `normalizeMapTask` export.
- *
- * @throws {PipelineError} PIPELINE_SCHEMA_MISMATCH for a missing or non-string text column or a column whose
- *   type changes; PIPELINE_INPUT_INVALID for a non-string text value or corrupt input
- */
-export const normalizeMapTask = dataflowTask<NormalizeMapArgs, NormalizeMapResult>(async (args, signal) => {
-  const counters: Record<string, number> = {
+/** The counters a map (or single) task starts with. */
+export function initialMapCounters(): Record<string, number> {
+  return {
     [NORMALIZE_COUNTERS.recordsIn]: 0,
     [NORMALIZE_COUNTERS.emptyTextFiltered]: 0,
     [NORMALIZE_COUNTERS.compactedWhitespace]: 0,
   };
-  const observer = new ColumnObserver();
-  const parquetSeen = new Set<string>();
-  const shuffle = createShuffleWriter({
-    dir: args.shuffle_dir,
-    mapTask: args.map_task,
-    numPartitions: args.num_shards,
-    columns: NORMALIZE_SHUFFLE_COLUMNS,
-    sortKey: 'id',
-    spillBytes: args.spill_bytes,
-  });
+}
+
+/** What the normalize tasks need to turn input records into Marin's records. */
+export type NormalizeRecordArgs = Pick<NormalizeMapArgs, 'parts' | 'text_field' | 'id_field' | 'max_whitespace_run_chars' | 'bare'>;
+
+/**
+ * Reads `args.parts` and calls `emit` with Marin's record of every non-blank text: `id` (xxh3-128 of
+ * the whitespace-compacted text), the text as UTF-8 (encoded once, for the id and for the writers), and the other output fields (`source_id` from `id_field`,
+ * the rest unless `bare`). Counts into `counters` and records the columns seen in `observer`.
+ *
+ * @throws {PipelineError} PIPELINE_SCHEMA_MISMATCH for a missing or non-string text column or a column whose
+ *   type changes; PIPELINE_INPUT_INVALID for a non-string text value or corrupt input
+ */
+export async function forEachNormalizedRecord(
+  args: NormalizeRecordArgs,
+  signal: AbortSignal,
+  counters: Record<string, number>,
+  observer: ColumnObserver,
+  emit: (id: string, text: Uint8Array, fields: Record<string, unknown>) => Promise<void> | void,
+): Promise<void> {
   const maxRun = args.max_whitespace_run_chars;
+  const parquetSeen = new Set<string>();
+  let recordsIn = 0;
+  let empty = 0;
+  let compacted = 0;
   for (const part of args.parts) {
     const isParquet = part.format === 'parquet';
     if (isParquet) await parquetKinds(part, args, observer, parquetSeen);
-    for await (const record of readPartRecords(part, { signal })) {
-      counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + 1;
+    // parquet texts come as their UTF-8 bytes: hashed and written as they are, decoded only to compact a long run
+    for await (const record of readPartRecords(part, isParquet ? { signal, utf8Columns: [args.text_field] } : { signal })) {
+      recordsIn += 1;
       const raw = record[args.text_field];
-      if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
-        counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + 1;
-        continue;
+      let utf8: Uint8Array;
+      if (raw instanceof Uint8Array) {
+        if (isBlankUtf8(raw)) {
+          empty += 1;
+          continue;
+        }
+        if (hasLongSpaceRunUtf8(raw, maxRun)) {
+          utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), maxRun));
+          compacted += 1;
+        } else {
+          utf8 = raw;
+        }
+      } else {
+        if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
+          empty += 1;
+          continue;
+        }
+        if (typeof raw !== 'string') {
+          throw new PipelineError(
+            'PIPELINE_INPUT_INVALID',
+            `${part.url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
+            { details: { path: part.url, column: args.text_field } },
+          );
+        }
+        const text = compactWhitespace(raw, maxRun);
+        if (text !== raw) compacted += 1;
+        utf8 = encoder.encode(text);
       }
-      if (typeof raw !== 'string') {
-        throw new PipelineError(
-          'PIPELINE_INPUT_INVALID',
-          `${part.url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
-          { details: { path: part.url, column: args.text_field } },
-        );
-      }
-      const text = compactWhitespace(raw, maxRun);
-      if (text !== raw) counters[NORMALIZE_COUNTERS.compactedWhitespace] = (counters[NORMALIZE_COUNTERS.compactedWhitespace] ?? 0) + 1;
       const fields: Record<string, unknown> = {};
       const sourceId = record[args.id_field];
       if (sourceId !== null && sourceId !== undefined) {
@@ -175,9 +227,36 @@ export const normalizeMapTask = dataflowTask<NormalizeMapArgs, NormalizeMapResul
           if (!isParquet) observer.see(k, kindOfValue(v), part.url);
         }
       }
-      const id = generateId(text);
-      await shuffle.add(partitionOfHexId(id, args.num_shards), { id, text, fields: encodeFields(fields) });
+      const pending = emit(generateIdOfUtf8(utf8), utf8, fields);
+      if (pending !== undefined) await pending;
     }
   }
+  counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + recordsIn;
+  counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + empty;
+  counters[NORMALIZE_COUNTERS.compactedWhitespace] = (counters[NORMALIZE_COUNTERS.compactedWhitespace] ?? 0) + compacted;
+}
+
+/**
+ * A normalize map task: reads its parts, drops blank texts, builds Marin's record (`id` = xxh3-128 of the
+ * whitespace-compacted text, `text`, `source_id` from `id_field`, other fields unless `bare`) and routes
+ * it by `id` to one of `num_shards` shuffle partitions, sorted by `id`. The `normalizeMapTask` export.
+ *
+ * @throws {PipelineError} PIPELINE_SCHEMA_MISMATCH for a missing or non-string text column or a column whose
+ *   type changes; PIPELINE_INPUT_INVALID for a non-string text value or corrupt input
+ */
+export const normalizeMapTask = dataflowTask<NormalizeMapArgs, NormalizeMapResult>(async (args, signal) => {
+  const counters = initialMapCounters();
+  const observer = new ColumnObserver();
+  const shuffle = createShuffleWriter({
+    dir: args.shuffle_dir,
+    mapTask: args.map_task,
+    numPartitions: args.num_shards,
+    columns: NORMALIZE_SHUFFLE_COLUMNS,
+    sortKey: 'id',
+    spillBytes: args.spill_bytes,
+  });
+  await forEachNormalizedRecord(args, signal, counters, observer, (id, text, fields) =>
+    shuffle.add(partitionOfHexId(id, args.num_shards), { id, text, fields: encodeFields(fields) }),
+  );
   return { shuffle: await shuffle.close(), counters, columns: [...observer.columns.values()] };
 });

@@ -7,16 +7,16 @@ import { partFileName } from '../../attributes/attribute-dataset.js';
 import { runTasks, taskDoneUrl } from '../../dataflow/run-tasks.js';
 import { shuffleFilesOf } from '../../dataflow/shuffle-writer.js';
 import { PipelineError } from '../../errors.js';
-import { columnSpecOf, mergeKinds } from '../../formats/column-kind.js';
-import type { ColumnKind } from '../../formats/column-kind.js';
+import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import type { DatasetPart } from '../../formats/dataset-part.js';
 import { listDatasetParts } from '../../formats/dataset-parts.js';
-import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { assertWritable } from '../writable-check.js';
 import { DEFAULT_MAX_WHITESPACE_RUN_CHARS } from './normalize-record.js';
-import { NORMALIZE_COUNTERS, driftError, normalizeMapTask } from './normalize-map.js';
+import { NORMALIZE_COUNTERS, normalizeMapTask, outputColumns } from './normalize-map.js';
 import type { NormalizeMapArgs, NormalizeMapResult } from './normalize-map.js';
 import { normalizeReduceTask } from './normalize-reduce.js';
+import { normalizeSingleTask } from './normalize-single.js';
+import type { NormalizeSingleArgs, NormalizeSingleResult } from './normalize-single.js';
 import type { NormalizeReduceArgs, NormalizeReduceResult } from './normalize-reduce.js';
 
 /** Config of the normalize step (Marin's `normalize_to_parquet` arguments, snake_case). */
@@ -37,9 +37,12 @@ export const NormalizeConfigSchema = z.strictObject({
   dedup_mode: z.enum(['exact', 'none']).default('exact'),
   /** Keep only `id`, `text` and `source_id`, dropping every other column. @default false */
   bare: z.boolean().default(false),
-  /** Compressed input bytes per map task (parts are row groups or JSON-lines files). @default 128 MiB */
+  /**
+   * Compressed input bytes per map task (parts are row groups or JSON-lines files). An input that fits one
+   * map task is normalized in one task, sorted in memory, with no shuffle files. @default 128 MiB
+   */
   map_task_bytes: z.number().int().positive().default(128 * 1024 * 1024),
-  /** Buffered bytes per map task before sorted runs are spilled. @default 256 MiB */
+  /** Buffered bytes per map (or single) task before sorted runs are spilled. @default 256 MiB */
   spill_bytes: z.number().int().positive().default(256 * 1024 * 1024),
   /** Row-group size of the outputs. @default 64 MiB */
   row_group_bytes: z.number().int().positive().default(64 * 1024 * 1024),
@@ -101,36 +104,11 @@ function groupParts(parts: DatasetPart[], bytes: number): DatasetPart[][] {
   return groups;
 }
 
-/** The output columns every shard is written with: `id`, `text`, `source_id` when seen, then the rest in first-seen order. */
-function outputColumns(results: NormalizeMapResult[]): ParquetColumnSpec[] {
-  const merged = new Map<string, { kind: ColumnKind; file: string }>();
-  for (const r of results) {
-    for (const c of r.columns) {
-      const prev = merged.get(c.name);
-      if (prev === undefined) {
-        merged.set(c.name, { kind: c.kind, file: c.file });
-        continue;
-      }
-      const kind = mergeKinds(prev.kind, c.kind);
-      if (kind === null) throw driftError(c.name, prev.kind, prev.file, c.kind, c.file);
-      prev.kind = kind;
-    }
-  }
-  const columns: ParquetColumnSpec[] = [
-    { name: 'id', type: 'string', nullable: false },
-    { name: 'text', type: 'string', nullable: false },
-  ];
-  const sourceId = merged.get('source_id');
-  if (sourceId !== undefined) columns.push(columnSpecOf('source_id', sourceId.kind));
-  for (const [name, { kind }] of merged) if (name !== 'source_id') columns.push(columnSpecOf(name, kind));
-  return columns;
-}
-
-const mapTaskName = (i: number): string => `map-${String(i).padStart(5, '0')}`;
-
 function sumCounters(into: Record<string, number>, add: Record<string, number>): void {
   for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
 }
+
+const mapTaskName = (i: number): string => `map-${String(i).padStart(5, '0')}`;
 
 /**
  * Marin's datakit normalize: every record file under `input_path` → the standard schema (`id` =
@@ -138,7 +116,8 @@ function sumCounters(into: Record<string, number>, add: Record<string, number>):
  * blank texts dropped, exact duplicates (same `id`) moved to `outputs/dups/`, written as
  * `outputs/main/part-{shard:05d}-of-{total:05d}.parquet` partitions sorted by `id`; counters go to
  * `<output_path>/.artifact`. Map and reduce tasks record done markers under `<output_path>/.work/`,
- * so a rerun resumes with the unfinished tasks; the scratch directory is removed at the end.
+ * so a rerun resumes with the unfinished tasks; the scratch directory is removed at the end. An input
+ * that fits one map task runs as one task (`normalizeSingleTask`) with the same outputs and no shuffle.
  *
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID, PIPELINE_INPUT_NOT_FOUND, PIPELINE_OUTPUT_NOT_WRITABLE,
  *   PIPELINE_SCHEMA_MISMATCH (schema drift, missing text column), PIPELINE_INPUT_INVALID (corrupt input,
@@ -157,28 +136,52 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
   const jobNamePrefix = `normalize-${prefixJoin(config.output_path, '').split('/').at(-1) ?? 'output'}`;
   const common = { maxParallelism: config.max_parallelism, signal, jobNamePrefix, workDir, resources };
 
-  const mapTasks = groupParts(parts, config.map_task_bytes);
+  const groups = groupParts(parts, config.map_task_bytes);
+  const mainDir = prefixJoin(config.output_path, 'outputs/main');
+  const dupDir = prefixJoin(config.output_path, 'outputs/dups');
+  const mapArgs = (group: DatasetPart[], name: string): Omit<NormalizeMapArgs, 'done_url'> => ({
+    parts: group,
+    shuffle_dir: prefixJoin(workDir, 'shuffle'),
+    map_task: name,
+    num_shards: numShards,
+    text_field: config.text_field,
+    id_field: config.id_field,
+    max_whitespace_run_chars: config.max_whitespace_run_chars,
+    bare: config.bare,
+    spill_bytes: config.spill_bytes,
+  });
+  if (groups.length === 1) {
+    // Everything fits one map task: map and reduce in one task, shards sorted in memory (spilling past
+    // spill_bytes), no shuffle files to write and read back.
+    const [single] = await runTasks<NormalizeSingleArgs, NormalizeSingleResult>({
+      ...common,
+      phase: 'single',
+      task: normalizeSingleTask,
+      exportName: 'normalizeSingleTask',
+      tasks: [
+        {
+          name: 'single',
+          args: {
+            ...mapArgs(groups[0] ?? [], 'single'),
+            input_path: config.input_path,
+            main_dir: mainDir,
+            dups_dir: dupDir,
+            dedup_mode: config.dedup_mode,
+            row_group_bytes: config.row_group_bytes,
+          },
+        },
+      ],
+    });
+    return finish(config, workDir, { version: 'v1', main_output_dir: mainDir, dup_output_dir: dupDir, counters: single?.counters ?? {} });
+  }
   const mapResults = await runTasks<NormalizeMapArgs, NormalizeMapResult>({
     ...common,
     phase: 'map',
     task: normalizeMapTask,
     exportName: 'normalizeMapTask',
-    tasks: mapTasks.map((group, i) => {
+    tasks: groups.map((group, i) => {
       const name = mapTaskName(i);
-      return {
-        name,
-        args: {
-          parts: group,
-          shuffle_dir: prefixJoin(workDir, 'shuffle'),
-          map_task: name,
-          num_shards: numShards,
-          text_field: config.text_field,
-          id_field: config.id_field,
-          max_whitespace_run_chars: config.max_whitespace_run_chars,
-          bare: config.bare,
-          spill_bytes: config.spill_bytes,
-        },
-      };
+      return { name, args: mapArgs(group, name) };
     }),
   });
   const counters: Record<string, number> = {};
@@ -187,7 +190,7 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
   // again after a fix, even one that leaves their sizes unchanged, so their markers go.
   const forgetMapTasks = (urls: ReadonlySet<string> | null): Promise<unknown> =>
     mapLimit(
-      mapTasks.flatMap((group, i) => (urls === null || group.some((p) => urls.has(p.url)) ? [i] : [])),
+      groups.flatMap((group, i) => (urls === null || group.some((p) => urls.has(p.url)) ? [i] : [])),
       16,
       (i) => rm(taskDoneUrl(workDir, 'map', mapTaskName(i)), { missingOk: true }),
     );
@@ -201,13 +204,11 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
   }
   let columns: ParquetColumnSpec[];
   try {
-    columns = outputColumns(mapResults);
+    columns = outputColumns(mapResults.map((r) => r.columns));
   } catch (e) {
     if (PipelineError.is(e)) await forgetMapTasks(new Set([e.details['path'], e.details['other']].filter((u): u is string => typeof u === 'string')));
     throw e;
   }
-  const mainDir = prefixJoin(config.output_path, 'outputs/main');
-  const dupDir = prefixJoin(config.output_path, 'outputs/dups');
   const reduceResults = await runTasks<NormalizeReduceArgs, NormalizeReduceResult>({
     ...common,
     phase: 'reduce',
@@ -230,7 +231,11 @@ export async function normalizeToParquet(options: NormalizeOptions, ctx?: Pick<S
     })),
   });
   for (const r of reduceResults) sumCounters(counters, r.counters);
-  const result: NormalizedData = { version: 'v1', main_output_dir: mainDir, dup_output_dir: dupDir, counters };
+  return finish(config, workDir, { version: 'v1', main_output_dir: mainDir, dup_output_dir: dupDir, counters });
+}
+
+/** Writes the step's artifact and removes its scratch directory. */
+async function finish(config: NormalizeConfig, workDir: string, result: NormalizedData): Promise<NormalizedData> {
   await atomicWrite(prefixJoin(config.output_path, NORMALIZED_DATA_FILE), `${JSON.stringify(result, null, 2)}\n`);
   await rm(workDir, { recursive: true, missingOk: true });
   return result;

@@ -79,7 +79,7 @@ export async function trainLevanter(rawConfig: unknown, ctx: Pick<StepContext, '
     configPath: layout.configPath,
     logPath: prefixJoin(layout.logsPath, `train_lm-${timestamp()}.log`),
     metricsPath: metricsPathOf(out),
-    totalSteps: config.train.num_train_steps,
+    totalSteps: numTrainSteps,
     ...(ctx.progress === undefined ? {} : { progress: ctx.progress }),
   });
   // Levanter names its log file `<log_dir>/<run id>.log.log` (it passes "<id>.log" as the file's base name).
