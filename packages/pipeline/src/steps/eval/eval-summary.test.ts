@@ -5,7 +5,7 @@ import { evalSummaryRows, formatEvalSummary } from './eval-summary.js';
 const results = buildEvalResults({
   harness: {
     results: {
-      arc_easy: { 'acc,none': 0.2, 'acc_stderr,none': 0.2, 'acc_norm,none': 0.4, 'acc_norm_stderr,none': 0.2449 },
+      arc_easy: { 'sample_len': 4, 'acc,none': 0.2, 'acc_stderr,none': 0.2, 'acc_norm,none': 0.4, 'acc_norm_stderr,none': 0.2449 },
       lambada_openai: { 'perplexity,none': 123456.7, 'perplexity_stderr,none': 'N/A', 'acc,none': 0.05, 'acc_stderr,none': 0.05 },
       gsm8k: { 'exact_match,strict-match': 0.1, 'exact_match_stderr,strict-match': 0.01 },
     },

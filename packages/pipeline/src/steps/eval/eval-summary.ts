@@ -1,6 +1,9 @@
 import { coreTaskOf } from './core-tasks.js';
 import type { EvalResults } from './eval-results.js';
 
+// Numbers lm-eval and Levanter put beside the metrics of a task: its sample count, not a result.
+const NOT_METRICS = new Set(['sample_len', 'sample_count']);
+
 /** One row of the summary: a task's metric with its value and, when lm-eval computed one, its standard error. */
 export interface EvalSummaryRow {
   task: string;
@@ -21,7 +24,7 @@ export function evalSummaryRows(results: EvalResults): EvalSummaryRow[] {
     const found: EvalSummaryRow[] = [];
     for (const [key, value] of Object.entries(metrics)) {
       const [metric = key, filter = 'none'] = key.split(',');
-      if (typeof value !== 'number' || metric.endsWith('_stderr')) continue;
+      if (typeof value !== 'number' || metric.endsWith('_stderr') || NOT_METRICS.has(metric)) continue;
       const stderr = metrics[`${metric}_stderr,${filter}`];
       found.push({ task, metric: filter === 'none' ? metric : `${metric} (${filter})`, value, stderr: typeof stderr === 'number' && Number.isFinite(stderr) ? stderr : null });
     }
