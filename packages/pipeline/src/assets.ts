@@ -75,6 +75,15 @@ export function levanterJobScriptPath(): string {
 }
 
 /**
+ * Absolute path of the shipped eval slices: `<task>/<split>.jsonl` for a few of Marin's core lm-eval tasks
+ * (`arc_easy`, `piqa`, `boolq`, `lambada_openai`), each in the schema of the task's hub dataset, so lm-eval's
+ * registered definition of the task runs on them offline.
+ */
+export function evalSlicesPath(): string {
+  return join(packageRoot(), 'assets', 'eval', 'slices');
+}
+
+/**
  * Absolute path of the pipeline's Python requirements lock (Levanter with JAX on CPU, lm-eval, exact pins): the
  * environment train and eval jobs run in, built once per machine by `ensurePythonEnv` from `@marin/rigging`.
  */

@@ -34,4 +34,30 @@ describe('defaultEval()', () => {
   it('rejects a step not made by defaultTrain', () => {
     expect(() => defaultEval(tokenized as never)).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID' }));
   });
+
+  it('takes Marin\'s CORE_TASKS keys and shipped task names as strings', () => {
+    const step = defaultEval(model, { evals: ['arc_easy', 'hellaswag_10shot', 'tiny_mc'] });
+    expect(step.config.evals.value).toEqual([
+      { name: 'arc_easy', num_fewshot: 10 },
+      { name: 'hellaswag', num_fewshot: 10, task_alias: 'hellaswag_10shot' },
+      { name: 'tiny_mc', num_fewshot: 0 },
+    ]);
+    expect(pathOf(step)).toBe(pathOf(defaultEval(model, { evals: [{ name: 'arc_easy', num_fewshot: 10 }, { name: 'hellaswag', num_fewshot: 10, task_alias: 'hellaswag_10shot' }, { name: 'tiny_mc' }] })));
+  });
+
+  it('refuses an unknown task key before any step runs', () => {
+    expect(() => defaultEval(model, { evals: ['hellaswag'] })).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: expect.objectContaining({ field: 'evals', key: 'hellaswag' }) }));
+  });
+
+  it('versions shipped task data, leaves hub-data configs as they were, and refuses tasks without a shipped slice', () => {
+    const hub = defaultEval(model, { evals: ['arc_easy'] });
+    expect('task_data' in hub.config).toBe(false);
+    expect(pathOf(defaultEval(model, { evals: ['arc_easy'], taskData: 'hub' }))).toBe(pathOf(hub));
+    const shipped = defaultEval(model, { evals: ['arc_easy', 'piqa', 'boolq', 'lambada_openai', 'tiny_mc'], taskData: 'shipped' });
+    expect(shipped.config.task_data?.value).toBe('shipped');
+    expect(pathOf(defaultEval(model, { evals: ['arc_easy'], taskData: 'shipped' }))).not.toBe(pathOf(hub));
+    expect(() => defaultEval(model, { evals: ['arc_easy', 'hellaswag_0shot'], taskData: 'shipped' })).toThrow(
+      expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID', details: expect.objectContaining({ tasks: ['hellaswag'] }) }),
+    );
+  });
 });

@@ -4,14 +4,26 @@ import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
 import { PipelineError } from '../../errors.js';
 import type { DefaultTrainConfig } from '../train/default-train.js';
-import { evaluateLevanter } from './eval.js';
+import { coreTask } from './core-tasks.js';
+import { assertShippedSlices, evaluateLevanter } from './eval.js';
+import { localTaskOf } from './harness-tasks.js';
 import { EvalTaskConfigSchema } from './eval-step-config.js';
 import type { EvalTaskConfig } from './eval-step-config.js';
 
 /** Options of {@link defaultEval}. */
 export interface DefaultEvalOptions {
-  /** lm-eval tasks (versioned): shipped (`tiny_mc`), local JSONL files, or registered lm-eval tasks. @default [] */
-  evals?: EvalTaskConfig[];
+  /**
+   * lm-eval tasks (versioned): a key of Marin's `CORE_TASKS` (`'arc_easy'`, `'hellaswag_10shot'`, … with Marin's
+   * few-shot counts) or a shipped task's name (`'tiny_mc'`), or `{ name, num_fewshot, task_alias }` for a shipped
+   * task, a local JSONL file or any registered lm-eval task. @default []
+   */
+  evals?: (EvalTaskConfig | string)[];
+  /**
+   * Where registered tasks read their data (versioned): `'hub'`, or `'shipped'` to run them offline on the
+   * package's small slices through the same registered definitions (`arc_easy`, `piqa`, `boolq`,
+   * `lambada_openai`). @default "hub"
+   */
+  taskData?: 'hub' | 'shipped';
   /** Instances per task at most (versioned). @default null (all) */
   maxEvalInstances?: number | null;
   /** Validation batches scored at most (versioned). @default null (the whole split) */
@@ -41,6 +53,8 @@ export interface DefaultEvalConfig {
   component_name: string;
   tags: string[];
   evals: VersionedValue<EvalTaskConfig[]>;
+  /** Present (versioned) only when not `"hub"`, so configs that never set it keep their versions. */
+  task_data?: VersionedValue<'shipped'>;
   max_eval_instances: VersionedValue<number | null>;
   max_eval_batches: VersionedValue<number | null>;
   discover_latest_checkpoint: boolean;
@@ -59,7 +73,8 @@ export interface DefaultEvalConfig {
  *
  * @example
  * const evals = defaultEval(model, { evals: [{ name: 'tiny_mc', num_fewshot: 0 }] });
- * @throws {PipelineError} PIPELINE_CONFIG_INVALID when `trainStep` was not made by `defaultTrain`
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID when `trainStep` was not made by `defaultTrain`, an eval is an
+ *   unknown task key (`details.known` lists the keys), or `taskData: 'shipped'` names a task without a shipped slice
  */
 export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options: DefaultEvalOptions = {}): ExecutorStep<DefaultEvalConfig> {
   const train = trainStep.config as Partial<DefaultTrainConfig> | undefined;
@@ -70,7 +85,8 @@ export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options
   }
   const resources = options.resourceConfig ?? null;
   // Defaults applied before hashing, so `{ name }` and `{ name, num_fewshot: 0 }` are the same version.
-  const evals = (options.evals ?? []).map((task) => {
+  const evals = (options.evals ?? []).map((entry) => {
+    const task = typeof entry === 'string' ? taskOfKey(entry) : entry;
     const parsed = EvalTaskConfigSchema.safeParse(task);
     if (!parsed.success) {
       throw new PipelineError('PIPELINE_CONFIG_INVALID', `invalid eval task ${JSON.stringify(task)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
@@ -80,6 +96,8 @@ export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options
     }
     return parsed.data;
   });
+  const taskData = options.taskData ?? 'hub';
+  if (taskData === 'shipped') assertShippedSlices(evals.filter((t) => localTaskOf(t.name) === null).map((t) => t.name));
   const base = trainStep.name.split('/').at(-1) ?? trainStep.name;
   return new ExecutorStep<DefaultEvalConfig>({
     name: `evaluation/levanter/${base}`,
@@ -94,6 +112,7 @@ export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options
       component_name: train.component_name ?? 'validation',
       tags: train.tags?.value ?? [],
       evals: versioned(evals),
+      ...(taskData === 'hub' ? {} : { task_data: versioned(taskData) }),
       max_eval_instances: versioned(options.maxEvalInstances ?? null),
       max_eval_batches: versioned(options.maxEvalBatches ?? null),
       discover_latest_checkpoint: options.discoverLatestCheckpoint ?? true,
@@ -104,4 +123,11 @@ export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options
       python_lock: options.pythonLock ?? train.python_lock ?? null,
     },
   });
+}
+
+/** A string eval: a shipped task's name (`tiny_mc`), else a key of `CORE_TASKS`. */
+function taskOfKey(key: string): EvalTaskConfig {
+  if (localTaskOf(key) !== null) return { name: key, num_fewshot: 0 };
+  const core = coreTask(key);
+  return { name: core.name, num_fewshot: core.num_fewshot, ...(core.task_alias === undefined ? {} : { task_alias: core.task_alias }) };
 }

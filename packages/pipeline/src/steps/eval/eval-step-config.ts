@@ -32,6 +32,11 @@ export const EvalStepConfigSchema = z.strictObject({
   component_name: z.string().min(1).default('validation'),
   tags: z.array(z.string().min(1)).default([]),
   evals: z.array(EvalTaskConfigSchema).default([]),
+  /**
+   * Where registered lm-eval tasks read their data: `"hub"` (their hub datasets, through lm-eval), or
+   * `"shipped"` (the package's small offline slices, through the same registered task definitions). @default "hub"
+   */
+  task_data: z.enum(['hub', 'shipped']).default('hub'),
   /** Instances per lm-eval task at most. @default null (all) */
   max_eval_instances: z.number().int().positive().nullable().default(null),
   /** Validation batches `eval_lm` scores at most. @default null (the whole split) */

@@ -16,7 +16,9 @@ import type { EvalStepConfig } from './eval-step-config.js';
 import { buildEvalResults } from './eval-results.js';
 import type { EvalResults, HarnessOutput } from './eval-results.js';
 import { HARNESS_RUNNER } from './harness-runner.js';
-import { localTaskOf, localTaskSpec, registeredTaskSpec } from './harness-tasks.js';
+import { localDataOverrides, localTaskOf, localTaskSpec, registeredTaskSpec, reportedName } from './harness-tasks.js';
+import { formatEvalSummary } from './eval-summary.js';
+import { shippedSliceOf, shippedSliceTasks } from './shipped-slices.js';
 import type { HarnessTaskSpec } from './harness-tasks.js';
 
 type ConfigObject = { [key: string]: LevanterConfigValue | undefined };
@@ -44,8 +46,9 @@ interface EvalJobContext {
  *   unfinished validation split; PIPELINE_JOB_FAILED when a job fails (Levanter's error line in
  *   `details.errorLine`)
  */
-export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal' | 'progress'>): Promise<EvalResults> {
+export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext, 'signal' | 'progress'>, options: EvaluateOptions = {}): Promise<EvalResults> {
   const config = parseEvalStepConfig(rawConfig);
+  if (config.task_data === 'shipped') assertShippedSlices(config.evals.filter((t) => localTaskOf(t.name) === null).map((t) => t.name));
   const modelDir = await resolveHfModel(config.model_path, config.discover_latest_checkpoint);
   const resources = config.resources === null ? new ResourceConfig() : new ResourceConfig(config.resources as ResourceOptions);
   const job: EvalJobContext = {
@@ -71,7 +74,29 @@ export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext
     limit: config.max_eval_instances,
   });
   await atomicWrite(prefixJoin(config.evaluation_path, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const summary = formatEvalSummary(results, `eval results of ${results.model_name} (${prefixJoin(config.evaluation_path, 'results.json')})`);
+  await atomicWrite(prefixJoin(config.evaluation_path, 'summary.txt'), summary);
+  (options.write ?? ((text: string) => void process.stdout.write(text)))(summary);
   return results;
+}
+
+/** Injection points of {@link evaluateLevanter}. */
+export interface EvaluateOptions {
+  /** Receives the one-screen summary (task → metric → value ± stderr) once `results.json` is written. @default process.stdout */
+  write?: (text: string) => void;
+}
+
+/**
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID naming the registered tasks without a shipped slice
+ */
+export function assertShippedSlices(tasks: readonly string[]): void {
+  const missing = tasks.filter((t) => shippedSliceOf(t) === null);
+  if (missing.length === 0) return;
+  throw new PipelineError(
+    'PIPELINE_CONFIG_INVALID',
+    `task_data "shipped": no shipped slice of ${missing.map((t) => `"${t}"`).join(', ')} (shipped: ${shippedSliceTasks().join(', ')}); use task_data "hub" for them`,
+    { details: { field: 'evals', tasks: missing, shipped: shippedSliceTasks() } },
+  );
 }
 
 /**
@@ -155,10 +180,12 @@ async function runHarness(job: EvalJobContext): Promise<HarnessOutput> {
   const { config } = job;
   const out = config.evaluation_path;
   const tasks: HarnessTaskSpec[] = [];
+  const taskData: Record<string, Record<string, unknown>> = {};
   for (const evalTask of config.evals) {
     const local = localTaskOf(evalTask.name);
     if (local === null) {
       tasks.push(registeredTaskSpec(evalTask));
+      if (config.task_data === 'shipped') taskData[reportedName(evalTask)] = await copyShippedSlice(evalTask.name, prefixJoin(out, `tasks/${reportedName(evalTask)}`));
       continue;
     }
     if (!(await exists(local.source))) {
@@ -190,10 +217,12 @@ async function runHarness(job: EvalJobContext): Promise<HarnessOutput> {
   const configPath = prefixJoin(out, 'eval_harness_config.yaml');
   await atomicWrite(configPath, toLevanterYaml(harnessConfig, ['Levanter EvalHarnessMainConfig written by @marin/pipeline\'s eval step.']));
   const resultsUrl = prefixJoin(out, 'eval_harness/lm_eval_results.json');
+  const taskDataPath = prefixJoin(out, 'tasks/task_data.json');
+  await atomicWrite(taskDataPath, `${JSON.stringify(taskData, null, 2)}\n`);
   await runLevanterJob({
     what: 'eval_harness',
     jobName: `eval_harness-${modelName(job.modelDir)}`,
-    args: ['-c', HARNESS_RUNNER, levanterPath(resultsUrl), '--config_path', levanterPath(configPath)],
+    args: ['-c', HARNESS_RUNNER, levanterPath(resultsUrl), levanterPath(taskDataPath), '--config_path', levanterPath(configPath)],
     resources: job.resources,
     envVars: job.runtime.envVars,
     pythonEnv: job.pythonEnv,
@@ -203,6 +232,23 @@ async function runHarness(job: EvalJobContext): Promise<HarnessOutput> {
     logPath: prefixJoin(out, 'logs/eval_harness-job.log'),
   });
   return (await readJsonObject(resultsUrl, 'eval_harness')) as HarnessOutput;
+}
+
+/**
+ * Copies the shipped slice of registered task `task` into `dir` (`<split>.jsonl`) and returns the dataset
+ * overrides that point the task's registered definition at the copies.
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID when no slice is shipped for `task`
+ */
+async function copyShippedSlice(task: string, dir: string): Promise<Record<string, unknown>> {
+  assertShippedSlices([task]);
+  const slice = shippedSliceOf(task) as NonNullable<ReturnType<typeof shippedSliceOf>>;
+  const files: Record<string, string> = {};
+  for (const [split, source] of Object.entries(slice.splits)) {
+    const copy = prefixJoin(dir, `${split}.jsonl`);
+    await atomicWrite(copy, await readText(source));
+    files[split] = levanterPath(copy);
+  }
+  return localDataOverrides(files);
 }
 
 async function readJsonObject(url: string, what: string): Promise<Record<string, unknown>> {

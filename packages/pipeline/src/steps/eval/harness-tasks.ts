@@ -50,7 +50,20 @@ export function localTaskSpec(task: LocalTask, datasetDir: string, numFewshot: n
   return spec;
 }
 
-/** The spec of a task registered in lm-eval (its data comes from the hub). */
+/** The name lm-eval reports a task's results under: its alias, else its name. */
+export function reportedName(evalTask: EvalStepConfig['evals'][number]): string {
+  return evalTask.task_alias ?? evalTask.name;
+}
+
+/**
+ * The dataset overrides that make a registered task read local split files (`json` files named per split)
+ * through its own registered definition.
+ */
+export function localDataOverrides(splits: Record<string, string>): Record<string, unknown> {
+  return { dataset_path: 'json', dataset_name: null, dataset_kwargs: { data_files: splits } };
+}
+
+/** The spec of a task registered in lm-eval (its definition from lm-eval; its data from the hub unless overridden). */
 export function registeredTaskSpec(evalTask: EvalStepConfig['evals'][number]): HarnessTaskSpec {
   const spec: HarnessTaskSpec = { task: evalTask.name, num_fewshot: evalTask.num_fewshot };
   if (evalTask.task_alias !== undefined) spec['task_alias'] = evalTask.task_alias;

@@ -2,10 +2,20 @@ import { ExecutorStep, InputName, THIS_OUTPUT_PATH, versioned } from '@marin/exe
 import type { OutputName, VersionedValue } from '@marin/executor';
 import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
+import { hubTokenizerName, isHubTokenizerRef, parseHubTokenizer } from '../../tokenizer/hub-tokenizer.js';
+import type { HubTokenizerRef } from '../../tokenizer/hub-tokenizer.js';
+import { hubTokenizerDownload } from './hub-tokenizer-download.js';
 import { tokenize } from './tokenize.js';
 
 /** Where documents come from: a step (its whole output), a reference into one, or a path/URL. */
 export type DocumentSource = ExecutorStep | InputName | string;
+
+/**
+ * A tokenizer: a shipped tokenizer's name, a directory (local or any storage URL) with `tokenizer.json`, a
+ * step (or a reference into one) that downloaded one, or a pinned hub model: `{ hubModel, revision }` or
+ * `'org/name@<sha>'`.
+ */
+export type TokenizerSource = string | HubTokenizerRef | ExecutorStep | InputName;
 
 /** Options of {@link defaultTokenize}. */
 export interface DefaultTokenizeOptions {
@@ -34,6 +44,8 @@ export interface DefaultTokenizeConfig {
   validation_paths: DocumentSource[];
   cache_path: OutputName;
   tokenizer: VersionedValue<string> | ExecutorStep | InputName;
+  /** The name recorded in the cache's metadata for a hub tokenizer (`org/name@<sha>`); not versioned. */
+  tokenizer_name: string | null;
   tags: string[];
   format: VersionedValue<{ type: 'text'; text_key: string }>;
   sample_count: VersionedValue<number | null>;
@@ -52,19 +64,26 @@ function list(x: DocumentSource | DocumentSource[] | undefined): DocumentSource[
  * format and sample count are versioned, so changing any of them gives a new output path; resources,
  * worker counts and compression are not.
  *
- * @param tokenizer a shipped tokenizer's name (`"marin-tiny-bpe"`), a directory URL holding `tokenizer.json`, or the
- *   step (or a reference into a step) that downloaded one
+ * A pinned hub tokenizer is fetched once by a download step of its own ({@link hubTokenizerDownload}: only
+ * the tokenizer files), which this step depends on; its repository id and revision enter this step's
+ * version, its local path does not.
+ *
+ * @param tokenizer a shipped tokenizer's name (`"marin-tiny-bpe"`), a directory URL holding `tokenizer.json`, the
+ *   step (or a reference into a step) that downloaded one, or a hub model pinned to a commit:
+ *   `{ hubModel: 'meta-llama/Llama-3.1-8B', revision: '<40-hex sha>' }` (or `'meta-llama/Llama-3.1-8B@<sha>'`)
  * @example
  * const docs = defaultTransform('quickstart-train', outputPathOf(raw, 'train'));
  * const tokens = defaultTokenize('quickstart', docs, 'marin-tiny-bpe', { validation: docsVal });
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID for a hub model id without a pinned revision (before any job)
  */
 export function defaultTokenize(
   name: string,
   dataset: DocumentSource | DocumentSource[],
-  tokenizer: string | ExecutorStep | InputName,
+  tokenizer: TokenizerSource,
   options: DefaultTokenizeOptions = {},
 ): ExecutorStep<DefaultTokenizeConfig> {
   const isValidation = options.isValidation ?? false;
+  const { tokenizer: tokenizerField, name: tokenizerName } = resolveTokenizerSource(tokenizer);
   const resources = options.resources ?? null;
   return new ExecutorStep<DefaultTokenizeConfig>({
     name: `tokenized/${name}`,
@@ -73,7 +92,8 @@ export function defaultTokenize(
       train_paths: isValidation ? [] : list(dataset),
       validation_paths: isValidation ? list(dataset) : list(options.validation),
       cache_path: THIS_OUTPUT_PATH,
-      tokenizer: typeof tokenizer === 'string' ? versioned(tokenizer) : tokenizer,
+      tokenizer: tokenizerField,
+      tokenizer_name: tokenizerName,
       tags: [],
       format: versioned({ type: 'text', text_key: options.textKey ?? 'text' }),
       sample_count: versioned(options.sampleCount ?? null),
@@ -82,4 +102,20 @@ export function defaultTokenize(
       compression: options.compression ?? 'lz4',
     },
   });
+}
+
+/**
+ * The config value of a tokenizer source: a location string becomes a versioned value, a step or reference
+ * stays as it is, and a pinned hub tokenizer becomes its download step, with `org/name@<sha>` as the name
+ * recorded in caches.
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID for a hub model id without a pinned revision
+ */
+export function resolveTokenizerSource(tokenizer: TokenizerSource): {
+  tokenizer: VersionedValue<string> | ExecutorStep | InputName;
+  name: string | null;
+} {
+  if (tokenizer instanceof ExecutorStep || tokenizer instanceof InputName) return { tokenizer, name: null };
+  const hub = parseHubTokenizer(tokenizer);
+  if (hub === null) return { tokenizer: versioned(isHubTokenizerRef(tokenizer) ? tokenizer.hubModel : tokenizer), name: null };
+  return { tokenizer: hubTokenizerDownload(hub), name: hubTokenizerName(hub) };
 }

@@ -22,6 +22,8 @@ export const TokenizeConfigSchema = z
     cache_path: z.string().min(1),
     /** A directory (local or any storage URL) with `tokenizer.json`, or the name of a shipped tokenizer. */
     tokenizer: z.string().min(1),
+    /** The tokenizer's name in the cache metadata (a hub tokenizer's `org/name@<sha>`). @default null (the location) */
+    tokenizer_name: z.string().min(1).nullable().default(null),
     tags: z.array(z.string()).default([]),
     format: TextFormatSchema.default({ type: 'text', text_key: 'text' }),
     enforce_bos: z.boolean().default(true),

@@ -15,6 +15,8 @@ export interface TokenizePartArgs {
   part_url: string;
   /** A tokenizer directory (local or any storage URL) or a shipped tokenizer's name. */
   tokenizer: string;
+  /** The tokenizer's name in the part's metadata; `null` records the location. */
+  tokenizer_name: string | null;
   text_key: string;
   enforce_bos: boolean;
   enforce_eos: boolean;
@@ -40,7 +42,11 @@ export const PART_LEDGER = 'shard_ledger.json';
  */
 export async function tokenizePart(args: TokenizePartArgs, signal?: AbortSignal): Promise<void> {
   if (await exists(prefixJoin(args.part_url, PART_LEDGER))) return;
-  const tokenizer = await loadLevanterTokenizer(tokenizerLocation(args.tokenizer), { enforceBos: args.enforce_bos, enforceEos: args.enforce_eos });
+  const tokenizer = await loadLevanterTokenizer(tokenizerLocation(args.tokenizer), {
+    enforceBos: args.enforce_bos,
+    enforceEos: args.enforce_eos,
+    ...(args.tokenizer_name === null ? {} : { name: args.tokenizer_name }),
+  });
   const writer = await createCacheWriter(args.part_url, {
     compression: args.compression,
     shardName: args.part_url.slice(args.part_url.lastIndexOf('/') + 1),

@@ -45,6 +45,7 @@ async function tokenizeSplit(config: TokenizeConfig, split: Split, paths: readon
       files: group.map((f) => f.url),
       part_url: prefixJoin(splitUrl, name),
       tokenizer: config.tokenizer,
+      tokenizer_name: config.tokenizer_name,
       text_key: config.format.text_key,
       enforce_bos: config.enforce_bos,
       enforce_eos: config.enforce_eos,
