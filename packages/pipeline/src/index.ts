@@ -194,6 +194,7 @@ export {
   SeededRandom,
   SyntheticCorpusOptionsSchema,
   generateSyntheticCorpus,
+  syntheticDocuments,
   exactJaccardPairs,
   jaccard,
   thresholdClusters,
