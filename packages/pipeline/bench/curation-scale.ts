@@ -1,17 +1,18 @@
 // Curation at scale (a bench, not a test): seeded synthetic parquet (planted exact and near duplicates, cached on
 // local disk by its parameters) uploaded to a gs:// prefix in the GCS emulator, then normalize → MinHash → fuzzy
 // dedup → consolidate → tokenize as executor steps whose tasks run as Fray jobs on a local Iris cluster, twice: a
-// clean run, and a run where one task process is SIGKILLed midway through the MinHash map (its job fails, the step
-// fails, the rerun resumes with the unfinished tasks). The two results must be equal: the consolidated output's ids
-// per part and every file of the token cache, by hash. Prints per-stage wall time and each phase's peak RSS per task
-// (sampled by the workers) against a stated bound.
+// clean run, and a run with two SIGKILLs: midway through the MinHash map, the worker-side supervisor process of a
+// running task (the worker loses the task; Iris retries it), and midway through the fuzzy-dedup map, a task's own
+// process (its job fails, the step fails, and the rerun resumes with the tasks that have no done marker). The two
+// results must be equal: the consolidated output's ids per part and every file of the token cache, by hash. Prints
+// per-stage wall time and each phase's peak RSS per task (sampled by the workers) against a stated bound.
 //
 //   nice -n 15 node --conditions=@marin/source --import tsx packages/pipeline/bench/curation-scale.ts [--bytes 2e9]
 //   ... --scaling 1,2,4 --bytes 2e8     # the same MinHash + fuzzy dedup on 1, 2 and 4 workers instead
 //
-// Options: --bytes (text bytes, default 2e9), --workers (4), --kill-export (minhashPartTask), --kill-after (seconds a
-// task runs before the kill, 5), --rss-bound-mb (1536), --json <file> (write the figures), --keep (keep the
-// emulator's files). Corpora are cached under $MARIN_BENCH_CACHE (default ~/.cache/marin/bench).
+// Options: --bytes (text bytes, default 2e9), --workers (4), --kills (stage:export:supervisor|task,…; default
+// minhash:minhashPartTask:supervisor,dups:fuzzyDupsMapTask:task), --kill-after (seconds a task runs before its kill,
+// 5), --rss-bound-mb (1536), --json <file> (write the figures), --keep (keep the emulator's files). Corpora are cached under $MARIN_BENCH_CACHE (default ~/.cache/marin/bench).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ import { defaultFuzzyDedup, defaultMinhash } from '../src/steps/curation/curatio
 import { defaultNormalize } from '../src/steps/normalize/default-normalize.js';
 import { defaultTokenize } from '../src/steps/tokenize/default-tokenize.js';
 import { killTaskWhenRunning, newTaskUsage, startScaleCluster, summarizeUsage } from './scale-cluster.js';
-import type { KillRecord, ScaleCluster, TaskUsage } from './scale-cluster.js';
+import type { KillRecord, KillTarget, ScaleCluster, TaskUsage } from './scale-cluster.js';
 import { ensureScaleCorpus } from './scale-corpus.js';
 
 const { values: args } = parseArgs({
@@ -37,7 +38,7 @@ const { values: args } = parseArgs({
     bytes: { type: 'string', default: '2e9' },
     workers: { type: 'string', default: '4' },
     scaling: { type: 'string' },
-    'kill-export': { type: 'string', default: 'minhashPartTask' },
+    kills: { type: 'string', default: 'minhash:minhashPartTask:supervisor,dups:fuzzyDupsMapTask:task' },
     'kill-after': { type: 'string', default: '5' },
     'rss-bound-mb': { type: 'string', default: '1536' },
     json: { type: 'string' },
@@ -83,8 +84,12 @@ try {
     figures['scaling'] = await scaling(`gs://${bucket}`, raw, args.scaling.split(',').map(Number), taskEnv);
   } else {
     await using cluster = await startScaleCluster({ workers: Number(args.workers), cpuPerWorker: 1, memoryBytesPerWorker: 4 * 2 ** 30, taskEnv });
-    const clean = await pipelineRun(cluster, `gs://${bucket}/clean`, raw, null);
-    const killed = await pipelineRun(cluster, `gs://${bucket}/killed`, raw, { exportName: args['kill-export'] ?? 'minhashPartTask', afterSeconds: Number(args['kill-after']) });
+    const clean = await pipelineRun(cluster, `gs://${bucket}/clean`, raw, []);
+    const kills = (args.kills ?? '').split(',').filter((k) => k !== '').map((k) => {
+      const [stage = '', exportName = '', target = 'task'] = k.split(':');
+      return { stage, exportName, target: target as KillTarget, afterSeconds: Number(args['kill-after']) };
+    });
+    const killed = await pipelineRun(cluster, `gs://${bucket}/killed`, raw, kills);
     t = performance.now();
     const [a, b] = [await resultDigest(clean.outputs), await resultDigest(killed.outputs)];
     const equal = JSON.stringify(a) === JSON.stringify(b);
@@ -102,7 +107,9 @@ try {
 }
 
 interface Kill {
+  stage: string;
   exportName: string;
+  target: KillTarget;
   afterSeconds: number;
 }
 
@@ -118,19 +125,21 @@ function steps(raw: string, parallelism: number): { normalize: ExecutorStep; min
   return { normalize, minhash, dups, consolidate, tokenize };
 }
 
-/** Runs the steps one stage at a time (timing each), optionally killing a task of `kill.exportName` midway. */
-async function pipelineRun(cluster: ScaleCluster, prefix: string, raw: string, kill: Kill | null): Promise<{ outputs: { consolidated: string; tokenized: string }; figures: Record<string, unknown> }> {
-  console.log(`\n== ${kill === null ? 'clean run' : `run with a SIGKILL of a ${kill.exportName} task after ${kill.afterSeconds} s`} under ${prefix} (load ${load()})`);
+/** Runs the steps one stage at a time (timing each), killing a task (or its supervisor) midway in the stages `kills` name. */
+async function pipelineRun(cluster: ScaleCluster, prefix: string, raw: string, kills: readonly Kill[]): Promise<{ outputs: { consolidated: string; tokenized: string }; figures: Record<string, unknown> }> {
+  const plan = kills.map((k) => `the ${k.target === 'task' ? 'process' : 'supervisor'} of a ${k.exportName} task in ${k.stage} after ${k.afterSeconds} s`).join(', ');
+  console.log(`\n== ${kills.length === 0 ? 'clean run' : `run with SIGKILLs of ${plan}`} under ${prefix} (load ${load()})`);
   const s = steps(raw, Number(args.workers));
   // An executor runs once: one per stage run.
   const executor = (): Executor => new Executor({ prefix, logger: silentLogger, progressStream: { write: () => true } });
   const seen = new Set<string>((await cluster.client.listJobs({ limit: 500 })).map((j) => j.jobId));
   const stages: Record<string, unknown>[] = [];
   const paths = new Map<ExecutorStep, string>();
-  let killRecord: KillRecord | null = null;
+  const killRecords: KillRecord[] = [];
   for (const [name, step] of Object.entries(s)) {
     const stop = new AbortController();
-    const watcher: Promise<KillRecord | null> | null = kill !== null && killRecord === null ? killTaskWhenRunning(kill.exportName, kill.afterSeconds, stop.signal) : null;
+    const kill = kills.find((k) => k.stage === name);
+    const watcher: Promise<KillRecord | null> | null = kill === undefined ? null : killTaskWhenRunning(kill.exportName, kill.target, kill.afterSeconds, stop.signal);
     const start = performance.now();
     let failure: string | null = null;
     let firstAttempt: number | null = null;
@@ -146,22 +155,23 @@ async function pipelineRun(cluster: ScaleCluster, prefix: string, raw: string, k
     const wall = (performance.now() - start) / 1000;
     stop.abort();
     const killedNow: KillRecord | null = watcher === null ? null : await watcher;
-    if (killedNow !== null) killRecord = killedNow;
+    if (killedNow !== null) killRecords.push(killedNow);
     const usage: TaskUsage[] = await newTaskUsage(cluster.client, seen);
     const phases = summarizeUsage(usage);
     const maxRss = Math.max(0, ...phases.map((p) => p.maxRssBytes));
     stages.push({ stage: name, wallSeconds: wall, firstAttemptSeconds: firstAttempt, failure, killed: killedNow, phases, load: loadavg()[0] });
     console.log(`${name.padEnd(12)} ${fmt(wall, 1).padStart(7)} s wall, peak RSS per task ${fmt(maxRss / 2 ** 20)} MiB (bound ${fmt(rssBound / 2 ** 20)} MiB: ${maxRss <= rssBound ? 'within' : 'EXCEEDED'}), load ${load()}`);
     for (const p of phases) {
-      console.log(`  ${p.phase.padEnd(48)} ${String(p.tasks).padStart(3)} jobs${p.failed > 0 ? ` (${p.failed} failed)` : ''}, peak RSS ${fmt(p.maxRssBytes / 2 ** 20).padStart(5)} MiB, longest ${fmt(p.maxSeconds, 1)} s, sum ${fmt(p.sumSeconds, 1)} s`);
+      const notes = [p.failed > 0 ? `${p.failed} failed` : '', p.retried > 0 ? `${p.retried} retried by Iris` : ''].filter((x) => x !== '');
+      console.log(`  ${p.phase.padEnd(48)} ${String(p.tasks).padStart(3)} jobs${notes.length > 0 ? ` (${notes.join(', ')})` : ''}, peak RSS ${fmt(p.maxRssBytes / 2 ** 20).padStart(5)} MiB, longest ${fmt(p.maxSeconds, 1)} s, sum ${fmt(p.sumSeconds, 1)} s`);
     }
     if (killedNow !== null) {
-      console.log(`  SIGKILLed pid ${killedNow.pid} (${killedNow.jobId} on worker ${killedNow.workerId}) after it ran ${fmt(killedNow.runningSeconds, 1)} s, ${fmt(killedNow.atSeconds, 1)} s into the stage`);
-      console.log(`  first attempt ${failure === null ? 'succeeded anyway' : `failed after ${fmt(firstAttempt ?? 0, 1)} s (${failure.slice(0, 160)})`}; rerun resumed`);
+      console.log(`  SIGKILLed the ${killedNow.target} (pid ${killedNow.pid}) of ${killedNow.jobId} on worker ${killedNow.workerId} after the task ran ${fmt(killedNow.runningSeconds, 1)} s, ${fmt(killedNow.atSeconds, 1)} s into the stage`);
+      console.log(`  ${failure === null ? 'the step succeeded without a rerun' : `the step failed after ${fmt(firstAttempt ?? 0, 1)} s (${failure.slice(0, 160)}); its rerun resumed`}`);
     }
     if (maxRss > rssBound) process.exitCode = 1;
   }
-  return { outputs: { consolidated: paths.get(s.consolidate) ?? '', tokenized: paths.get(s.tokenize) ?? '' }, figures: { prefix, stages, kill: killRecord } };
+  return { outputs: { consolidated: paths.get(s.consolidate) ?? '', tokenized: paths.get(s.tokenize) ?? '' }, figures: { prefix, stages, kills: killRecords } };
 }
 
 /** The same MinHash + fuzzy dedup on each worker count, over one normalized dataset (normalized in this process). */

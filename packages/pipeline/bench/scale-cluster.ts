@@ -1,6 +1,7 @@
 // The curation scale bench's cluster side: an embedded Iris cluster whose tasks reach the GCS emulator, what each
-// task job used (wall time and the worker's sampled peak RSS of the task's process group), and a watcher that
-// SIGKILLs the process of a running task of a given export.
+// task job used (wall time, attempts and the worker's sampled peak RSS of the task's process group), and a watcher
+// that SIGKILLs a running task of a given export: its worker-side supervisor process (the worker loses the task:
+// Iris retries it elsewhere) or the task's own process (the task fails: its job, then its step, fail).
 import { readFileSync, readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { createIrisBackend } from '@marin/fray';
@@ -75,21 +76,26 @@ export async function newTaskUsage(client: IrisClient, seen: Set<string>): Promi
 }
 
 /** Peak RSS and task seconds per phase. */
-export function summarizeUsage(rows: readonly TaskUsage[]): { phase: string; tasks: number; failed: number; maxRssBytes: number; maxSeconds: number; sumSeconds: number }[] {
+export function summarizeUsage(rows: readonly TaskUsage[]): { phase: string; tasks: number; failed: number; retried: number; maxRssBytes: number; maxSeconds: number; sumSeconds: number }[] {
   const by = new Map<string, TaskUsage[]>();
   for (const r of rows) by.set(r.phase, [...(by.get(r.phase) ?? []), r]);
   return [...by].map(([phase, rs]) => ({
     phase,
     tasks: rs.length,
     failed: rs.filter((r) => r.state !== 'SUCCEEDED').length,
+    retried: rs.filter((r) => r.attempts > 1).length,
     maxRssBytes: Math.max(...rs.map((r) => r.peakRssBytes)),
     maxSeconds: Math.max(...rs.map((r) => r.seconds)),
     sumSeconds: rs.reduce((s, r) => s + r.seconds, 0),
   }));
 }
 
+/** Which process of a task the watcher kills. */
+export type KillTarget = 'supervisor' | 'task';
+
 /** What the kill watcher did. */
 export interface KillRecord {
+  target: KillTarget;
   pid: number;
   exportName: string;
   /** The task's JSON args (which part it was working on). */
@@ -126,18 +132,19 @@ function descendsFrom(pid: string, ancestor: number, depth = 4): boolean {
   return false;
 }
 
-/** Running Fray module-runner processes of this process's cluster, with the export each calls. */
-function runnerProcesses(): { pid: string; exportName: string; args: unknown; env: Record<string, string> }[] {
+/** Running Fray module-runner tasks of this process's cluster: the task's pid, its supervisor's, and its export. */
+function runnerProcesses(): { pid: string; supervisorPid: string; exportName: string; args: unknown; env: Record<string, string> }[] {
   const out = [];
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     const argv = procText(pid, 'cmdline')?.split('\0') ?? [];
+    // The task itself (`node … _fray_runner.mjs <args>`), not its supervisor, whose argv carries the task's after its own script.
     const runner = argv.findIndex((a) => a.endsWith('_fray_runner.mjs'));
-    if (runner < 0 || !descendsFrom(pid, process.pid)) continue;
+    if (runner < 0 || argv.some((a) => a.endsWith('task-supervisor.mjs')) || !descendsFrom(pid, process.pid)) continue;
     try {
       const argsFile = argv[runner + 1] ?? '_fray_args.json';
       const spec = JSON.parse(readFileSync(isAbsolute(argsFile) ? argsFile : join(`/proc/${pid}/cwd`, argsFile), 'utf8')) as { exportName: string; args: unknown };
       const env = Object.fromEntries((procText(pid, 'environ') ?? '').split('\0').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-      out.push({ pid, exportName: spec.exportName, args: spec.args, env });
+      out.push({ pid, supervisorPid: parentOf(pid) ?? '', exportName: spec.exportName, args: spec.args, env });
     } catch {
       // the process ended while we looked
     }
@@ -146,10 +153,11 @@ function runnerProcesses(): { pid: string; exportName: string; args: unknown; en
 }
 
 /**
- * Watches for a task process calling `exportName` and SIGKILLs the first one seen running for `afterSeconds`.
- * Resolves with what it killed, or null when `signal` aborts first.
+ * Watches for a task calling `exportName` and, once one has been seen running for `afterSeconds`, SIGKILLs its
+ * supervisor (`target: 'supervisor'`) or its own process (`'task'`). Resolves with what it killed, or null when
+ * `signal` aborts first.
  */
-export async function killTaskWhenRunning(exportName: string, afterSeconds: number, signal: AbortSignal): Promise<KillRecord | null> {
+export async function killTaskWhenRunning(exportName: string, target: KillTarget, afterSeconds: number, signal: AbortSignal): Promise<KillRecord | null> {
   const start = performance.now();
   const firstSeen = new Map<string, number>();
   let killed: KillRecord | null = null;
@@ -162,9 +170,11 @@ export async function killTaskWhenRunning(exportName: string, afterSeconds: numb
         firstSeen.set(p.pid, seen);
         const running = (performance.now() - seen) / 1000;
         if (running < afterSeconds) continue;
-        process.kill(Number(p.pid), 'SIGKILL');
+        const pid = Number(target === 'task' ? p.pid : p.supervisorPid);
+        process.kill(pid, 'SIGKILL');
         killed = {
-          pid: Number(p.pid),
+          target,
+          pid,
           exportName,
           args: p.args,
           jobId: p.env['IRIS_JOB_ID'] ?? '?',
