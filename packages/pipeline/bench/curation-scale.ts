@@ -12,7 +12,7 @@
 //
 // Options: --bytes (text bytes, default 2e9), --workers (4), --kills (stage:export:supervisor|task,…; default
 // minhash:minhashPartTask:supervisor,dups:fuzzyDupsMapTask:task), --kill-after (seconds a task runs before its kill,
-// 5), --rss-bound-mb (1536), --json <file> (write the figures), --keep (keep the emulator's files). Corpora are cached under $MARIN_BENCH_CACHE (default ~/.cache/marin/bench).
+// 10), --rss-bound-mb (1536), --json <file> (write the figures), --keep (keep the emulator's files). Corpora are cached under $MARIN_BENCH_CACHE (default ~/.cache/marin/bench).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -39,7 +39,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '4' },
     scaling: { type: 'string' },
     kills: { type: 'string', default: 'minhash:minhashPartTask:supervisor,dups:fuzzyDupsMapTask:task' },
-    'kill-after': { type: 'string', default: '5' },
+    'kill-after': { type: 'string', default: '10' },
     'rss-bound-mb': { type: 'string', default: '1536' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -176,7 +176,8 @@ async function pipelineRun(cluster: ScaleCluster, prefix: string, raw: string, k
 
 /** The same MinHash + fuzzy dedup on each worker count, over one normalized dataset (normalized in this process). */
 async function scaling(root: string, raw: string, workerCounts: number[], taskEnv: Record<string, string>): Promise<Record<string, unknown>[]> {
-  const normalize = defaultNormalize('scale', raw, { targetPartitionBytes: partitionBytes, maxParallelism: 2 });
+  // Eight parts and four shuffle partitions: each job's start (a Node process loading the package) is a fixed cost.
+  const normalize = defaultNormalize('scale', raw, { targetPartitionBytes: Math.max(2 ** 20, Math.floor(corpus.fileBytes / 8)), maxParallelism: 2 });
   let t = performance.now();
   const out = await new Executor({ prefix: `${root}/scaling-input`, logger: silentLogger, progressStream: { write: () => true } }).run([normalize]);
   const main = `${out.get(normalize) ?? ''}/outputs/main`;
@@ -187,7 +188,7 @@ async function scaling(root: string, raw: string, workerCounts: number[], taskEn
     await using cluster = await startScaleCluster({ workers, cpuPerWorker: 1, memoryBytesPerWorker: 4 * 2 ** 30, taskEnv });
     const common = { resources: TASK, maxParallelism: workers };
     const minhash = defaultMinhash('scale', main, common);
-    const dups = defaultFuzzyDedup('scale', minhash, { ...common, numPartitions: 8 });
+    const dups = defaultFuzzyDedup('scale', minhash, { ...common, numPartitions: 4 });
     const loadBefore = loadavg()[0] ?? 0;
     t = performance.now();
     await withClient(cluster.backend, () => new Executor({ prefix: `${root}/scaling-${workers}`, logger: silentLogger, progressStream: { write: () => true } }).run([dups]));

@@ -34,12 +34,12 @@ describe('generateSyntheticCorpus()', () => {
 describe('syntheticDocuments()', () => {
   it('streams the same documents as generateSyntheticCorpus', () => {
     expect([...syntheticDocuments({ seed: 3, documents: 500 })]).toEqual(generateSyntheticCorpus({ seed: 3, documents: 500 }));
-  });
+  }, 60_000);
 
   it('with a sourceWindow, copies only the latest originals, and is still a pure function of its options', () => {
     const window = 20;
-    const docs = [...syntheticDocuments({ seed: 4, documents: 3000, sourceWindow: window, exactDuplicateRate: 0.1, nearDuplicateRate: 0.2 })];
-    expect(docs).toEqual([...syntheticDocuments({ seed: 4, documents: 3000, sourceWindow: window, exactDuplicateRate: 0.1, nearDuplicateRate: 0.2 })]);
+    const docs = [...syntheticDocuments({ seed: 4, documents: 1500, sourceWindow: window, exactDuplicateRate: 0.1, nearDuplicateRate: 0.2 })];
+    expect(docs).toEqual([...syntheticDocuments({ seed: 4, documents: 1500, sourceWindow: window, exactDuplicateRate: 0.1, nearDuplicateRate: 0.2 })]);
     const rank = new Map(docs.filter((d) => d.kind === 'original').map((d, r) => [d.family, r]));
     let copies = 0;
     let originalsBefore = 0;
@@ -54,8 +54,8 @@ describe('syntheticDocuments()', () => {
       // The source is one of the `window` originals generated last before this copy.
       expect(rank.get(d.family)).toBeGreaterThanOrEqual(originalsBefore - window);
     });
-    expect(copies).toBeGreaterThan(600);
-  });
+    expect(copies).toBeGreaterThan(300);
+  }, 60_000);
 });
 
 describe('exactJaccardPairs()', () => {
