@@ -23,9 +23,10 @@ const ARROWS = {
 
 /**
  * Tests and benches may also start what the code under test only talks to: the executor's remote
- * tests run a real Iris cluster (a devDependency), which its product code never imports.
+ * tests and the pipeline's Fray-job tests and scale bench run a real Iris cluster (a devDependency),
+ * which their product code never imports.
  */
-const DEV_ARROWS = { ...ARROWS, 'scope:executor': [...ARROWS['scope:executor'], 'scope:iris'] };
+const DEV_ARROWS = { ...ARROWS, 'scope:executor': [...ARROWS['scope:executor'], 'scope:iris'], 'scope:pipeline': [...ARROWS['scope:pipeline'], 'scope:iris'] };
 
 function boundaries(arrows) {
   return [

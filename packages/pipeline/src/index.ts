@@ -219,6 +219,7 @@ export {
   SeededRandom,
   SyntheticCorpusOptionsSchema,
   generateSyntheticCorpus,
+  syntheticDocuments,
   exactJaccardPairs,
   jaccard,
   thresholdClusters,

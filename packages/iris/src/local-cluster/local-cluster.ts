@@ -49,6 +49,10 @@ export const LocalClusterOptionsSchema = z.object({
   fresh: z.boolean().default(false),
   /** Grace between SIGTERM and SIGKILL for tasks. @default 5000 */
   termTimeoutMs: z.number().int().positive().optional(),
+  /** Variables every task of every worker gets (as `iris worker start --task-env`); `IRIS_*` keys are ignored. @default {} */
+  taskEnv: z.record(z.string().min(1), z.string()).default({}),
+  /** How often workers sample a running task's CPU and memory (its reported peak RSS is the highest sample). @default 5000 */
+  usageIntervalMs: z.number().int().positive().optional(),
 });
 
 /** What callers pass to {@link startLocalCluster}. */
@@ -103,6 +107,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     registerRetryInitialMs: 100,
     logFlushIntervalMs: 100,
     ...(o.termTimeoutMs === undefined ? {} : { termTimeoutMs: o.termTimeoutMs }),
+    ...(o.usageIntervalMs === undefined ? {} : { usageIntervalMs: o.usageIntervalMs }),
+    taskEnv: o.taskEnv,
   };
   const perWorkerCpu = o.cpuMillicores ?? Math.max(1000, Math.floor((availableParallelism() * 1000) / Math.max(1, o.workers)));
   const perWorkerMemory = o.memoryBytes ?? Math.floor(totalmem() / Math.max(1, o.workers));

@@ -23,4 +23,17 @@ describe('controller with real workers', () => {
     expect(await client.getTask(`${jobId}/0`)).toMatchObject({ state: 'FAILED', exitCode: 3 });
     await expect(client.getTask(`${jobId}/9`)).rejects.toMatchObject({ code: 'IRIS_NOT_FOUND' });
   });
+
+  it("gives every task the cluster's taskEnv and reports the sampled peak memory of a task", async () => {
+    await using cluster = await startLocalCluster({ workers: 1, cpuMillicores: 2000, memoryBytes: 2 ** 31, taskEnv: { LOCAL_CLUSTER_PROBE: 'from-cluster' }, usageIntervalMs: 100 });
+    await using client = cluster.client();
+    // Holds ~64 MB for a while, so the 100 ms sampler sees it.
+    const script = "const b = Buffer.alloc(64 * 2 ** 20, 1); console.log(process.env.LOCAL_CLUSTER_PROBE); setTimeout(() => console.log(b.length), 1500)";
+    const jobId = await client.launchJob({ name: '/alice/env', command: ['node', '-e', script] });
+    const job = await client.waitForJob(jobId, { timeoutMs: 30_000 });
+    expect(job).toMatchObject({ state: 'SUCCEEDED', exitCode: 0 });
+    const logs = await client.fetchLogs({ jobId });
+    expect(logs.entries.map((e) => e.data)).toContain('from-cluster');
+    expect((await client.getTask(`${jobId}/0`)).peakMemoryBytes).toBeGreaterThan(64 * 2 ** 20);
+  });
 });

@@ -41,7 +41,7 @@ export type { LabelledExample } from './quality/quality-examples.js';
 export { QUALITY_COLUMNS, computeQualityScores, qualityScoreTask } from './quality/quality-stage.js';
 export type { ComputeQualityScoresOptions, QualityScoreArgs } from './quality/quality-stage.js';
 export { SeededRandom } from './synthetic/seeded-random.js';
-export { SyntheticCorpusOptionsSchema, generateSyntheticCorpus } from './synthetic/synthetic-corpus.js';
+export { SyntheticCorpusOptionsSchema, generateSyntheticCorpus, syntheticDocuments } from './synthetic/synthetic-corpus.js';
 export type { SyntheticCorpusOptions, SyntheticDocument } from './synthetic/synthetic-corpus.js';
 export { exactJaccardPairs, jaccard, thresholdClusters } from './synthetic/ground-truth.js';
 export type { JaccardPair } from './synthetic/ground-truth.js';

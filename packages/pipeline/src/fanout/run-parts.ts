@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { Entrypoint, ResourceConfig, currentClient, sanitizeJobName } from '@marin/fray';
-import type { JsonValue, ResourceOptions } from '@marin/fray';
+import type { Client, JobHandle, JobRequest, JsonValue, ResourceOptions } from '@marin/fray';
 import { mapLimit } from '@marin/rigging';
 
 /** One unit of a step's work: a name (unique within the step) and the JSON arguments of its worker function. */
@@ -30,7 +31,7 @@ export interface RunPartsOptions<TArgs extends JsonValue> {
   maxParallelism: number;
   /** Aborts in-process work between records and terminates submitted jobs. */
   signal: AbortSignal;
-  /** Prefix of job names: `<prefix>-<part name>`. */
+  /** Prefix of job names: `<prefix>-<part name>-<hash of the part's args>` (see {@link partJobName}). */
   jobNamePrefix: string;
 }
 
@@ -56,6 +57,31 @@ export async function runParts<TArgs extends JsonValue>(options: RunPartsOptions
   });
 }
 
+/**
+ * The Fray job name of a part: `<prefix>-<part name>-<8 hex digits of its JSON args>`. Part names repeat across
+ * steps (every MinHash step has a `part-00000-of-00016`) and across output prefixes (the same step run under two
+ * prefixes on one cluster), and a cluster keeps finished jobs by name; the args name the part's outputs, so the
+ * hash keeps those jobs apart, while a rerun of the same part gets the same name and can adopt its running job.
+ */
+export function partJobName(prefix: string, part: PartSpec<JsonValue>): string {
+  const hash = createHash('sha256').update(JSON.stringify(part.args)).digest('hex').slice(0, 8);
+  return `${sanitizeJobName(`${prefix}-${part.name}`).slice(0, 119).replace(/[-.]+$/, '')}-${hash}`;
+}
+
+/**
+ * Submits a part's job afresh: a finished job of the same name (a failed attempt of this part, or a success whose
+ * output was since removed) is replaced, since the caller only submits parts that are not done; a job of that name
+ * still running (left by an interrupted run of this step) is adopted instead of started twice.
+ */
+async function submitFresh(client: Client, request: JobRequest): Promise<JobHandle> {
+  try {
+    return await client.submit(request, { adoptExisting: false });
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== 'FRAY_JOB_ALREADY_EXISTS') throw e;
+    return client.submit(request, { adoptExisting: true });
+  }
+}
+
 /** Runs a part as a Fray job calling the part's export of `@marin/pipeline`; aborting `signal` terminates it. */
 function jobRunner<TArgs extends JsonValue>(
   options: RunPartsOptions<TArgs>,
@@ -64,8 +90,8 @@ function jobRunner<TArgs extends JsonValue>(
   const config = resources instanceof ResourceConfig ? resources : new ResourceConfig(resources);
   const client = currentClient();
   return async (part) => {
-    const job = await client.submit({
-      name: sanitizeJobName(`${options.jobNamePrefix}-${part.name}`),
+    const job = await submitFresh(client, {
+      name: partJobName(options.jobNamePrefix, part),
       entrypoint: Entrypoint.fromModule({ module: '@marin/pipeline', exportName: options.exportName, args: part.args }),
       resources: config,
     });

@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,12 @@ export interface StartFakeGcsOptions {
    * @default false
    */
   setEnv?: boolean;
+  /**
+   * Keeps objects as files under this directory (fake-gcs-server's `filesystem` backend) instead of in the
+   * emulator's memory: for data sets of gigabytes. The directory is created when missing and left in place.
+   * @default undefined (memory backend)
+   */
+  storageDir?: string;
 }
 
 const EMULATOR_ENV = 'STORAGE_EMULATOR_HOST';
@@ -106,7 +113,7 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts fake-gcs-server (memory backend, plain http) on a free port of 127.0.0.1 and waits until it
+ * Starts fake-gcs-server (memory backend unless `storageDir`, plain http) on a free port of 127.0.0.1 and waits until it
  * answers `GET /storage/v1/b`.
  *
  * @throws {RiggingError} RIGGING_UNAVAILABLE if it cannot be installed or does not come up.
@@ -118,9 +125,11 @@ export async function startFakeGcs(opts: StartFakeGcsOptions = {}): Promise<Fake
   const binary = await ensureFakeGcsBinary(opts.binary);
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
+  if (opts.storageDir !== undefined) await mkdir(opts.storageDir, { recursive: true });
+  const backend = opts.storageDir === undefined ? ['-backend', 'memory'] : ['-backend', 'filesystem', '-filesystem-root', opts.storageDir];
   const child: ChildProcess = spawn(
     binary,
-    ['-scheme', 'http', '-backend', 'memory', '-host', '127.0.0.1', '-port', String(port), '-external-url', endpoint, '-log-level', 'error'],
+    ['-scheme', 'http', ...backend, '-host', '127.0.0.1', '-port', String(port), '-external-url', endpoint, '-log-level', 'error'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGcs } from '../../src/testing/fake-gcs.js';
 
@@ -60,5 +63,27 @@ describe('FakeGcsHandle.createUniqueBucket()', () => {
     expect(await bucketStatus(gcs.endpoint, first)).toBe(200);
     expect(await bucketStatus(gcs.endpoint, second)).toBe(200);
     expect(await bucketStatus(gcs.endpoint, 'rigging-unique-missing')).toBe(404);
+  });
+});
+
+describe('startFakeGcs({ storageDir })', () => {
+  it('keeps objects as files under the directory, so a second emulator on the same directory serves them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fake-gcs-fs-'));
+    try {
+      {
+        await using gcs = await startFakeGcs({ storageDir: join(dir, 'store') });
+        await gcs.createBucket('rigging-fs');
+        const res = await fetch(`${gcs.endpoint}/upload/storage/v1/b/rigging-fs/o?uploadType=media&name=a.txt`, { method: 'POST', body: 'on disk' });
+        expect(res.status).toBe(200);
+        await res.body?.cancel();
+      }
+      expect(await readdir(join(dir, 'store'))).toContain('rigging-fs');
+      await using again = await startFakeGcs({ storageDir: join(dir, 'store') });
+      const res = await fetch(`${again.endpoint}/storage/v1/b/rigging-fs/o/a.txt?alt=media`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('on disk');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exactJaccardPairs, jaccard, thresholdClusters } from './ground-truth.js';
 import { pairwiseScores } from './pairwise-scores.js';
-import { generateSyntheticCorpus } from './synthetic-corpus.js';
+import { generateSyntheticCorpus, syntheticDocuments } from './synthetic-corpus.js';
 
 describe('generateSyntheticCorpus()', () => {
   it('is a pure function of its options', () => {
@@ -27,7 +27,35 @@ describe('generateSyntheticCorpus()', () => {
 
   it('refuses invalid options', () => {
     expect(() => generateSyntheticCorpus({ exactDuplicateRate: 2 })).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID' }));
+    expect(() => generateSyntheticCorpus({ sourceWindow: 0 })).toThrow(expect.objectContaining({ code: 'PIPELINE_CONFIG_INVALID' }));
   });
+});
+
+describe('syntheticDocuments()', () => {
+  it('streams the same documents as generateSyntheticCorpus', () => {
+    expect([...syntheticDocuments({ seed: 3, documents: 500 })]).toEqual(generateSyntheticCorpus({ seed: 3, documents: 500 }));
+  }, 60_000);
+
+  it('with a sourceWindow, copies only the latest originals, and is still a pure function of its options', () => {
+    const window = 20;
+    const docs = [...syntheticDocuments({ seed: 4, documents: 1500, sourceWindow: window, exactDuplicateRate: 0.1, nearDuplicateRate: 0.2 })];
+    expect(docs).toEqual([...syntheticDocuments({ seed: 4, documents: 1500, sourceWindow: window, exactDuplicateRate: 0.1, nearDuplicateRate: 0.2 })]);
+    const rank = new Map(docs.filter((d) => d.kind === 'original').map((d, r) => [d.family, r]));
+    let copies = 0;
+    let originalsBefore = 0;
+    docs.forEach((d) => {
+      if (d.kind === 'original') {
+        originalsBefore += 1;
+        return;
+      }
+      copies += 1;
+      expect(docs[d.family]?.kind).toBe('original');
+      if (d.kind === 'exact') expect(d.text).toBe(docs[d.family]?.text);
+      // The source is one of the `window` originals generated last before this copy.
+      expect(rank.get(d.family)).toBeGreaterThanOrEqual(originalsBefore - window);
+    });
+    expect(copies).toBeGreaterThan(300);
+  }, 60_000);
 });
 
 describe('exactJaccardPairs()', () => {

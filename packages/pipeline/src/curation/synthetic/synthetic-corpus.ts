@@ -21,6 +21,11 @@ export const SyntheticCorpusOptionsSchema = z
     vocabularySize: z.number().int().min(10).default(30_000),
     /** Words per paragraph; paragraphs are joined by a blank line. @default 80 */
     wordsPerParagraph: z.number().int().positive().default(80),
+    /**
+     * How many of the most recent originals a planted duplicate may copy; `null` = any earlier original. A window
+     * bounds the generator's memory, so {@link syntheticDocuments} can stream a corpus of any size. @default null
+     */
+    sourceWindow: z.number().int().positive().nullable().default(null),
   })
   .strict();
 
@@ -47,6 +52,15 @@ const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'qua', 
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID for invalid options
  */
 export function generateSyntheticCorpus(options: SyntheticCorpusOptions = {}): SyntheticDocument[] {
+  return [...syntheticDocuments(options)];
+}
+
+/**
+ * The documents of {@link generateSyntheticCorpus}, one at a time (the same documents for the same options). With
+ * `sourceWindow` set it holds only that many originals, so a corpus of gigabytes streams in bounded memory.
+ * @throws {PipelineError} PIPELINE_CONFIG_INVALID for invalid options (at the first `next()`)
+ */
+export function* syntheticDocuments(options: SyntheticCorpusOptions = {}): Generator<SyntheticDocument> {
   const parsed = SyntheticCorpusOptionsSchema.safeParse(options);
   if (!parsed.success) {
     throw new PipelineError('PIPELINE_CONFIG_INVALID', 'invalid synthetic corpus options', { details: { issues: parsed.error.issues } });
@@ -57,27 +71,31 @@ export function generateSyntheticCorpus(options: SyntheticCorpusOptions = {}): S
   const cumulative = zipfCumulative(o.vocabularySize);
   const drawWord = (): string => vocabulary[lowerBound(cumulative, rng.next())] as string;
 
-  const docs: SyntheticDocument[] = [];
-  const originals: { index: number; words: string[] }[] = [];
+  // With a window, a ring of the latest originals (picked uniformly, so slot order does not matter).
+  const originals: { index: number; words: string[]; text: string }[] = [];
+  let originalCount = 0;
   for (let i = 0; i < o.documents; i++) {
     const id = `doc-${i.toString().padStart(8, '0')}`;
     const roll = rng.next();
     if (originals.length > 0 && roll < o.exactDuplicateRate) {
       const source = rng.pick(originals);
-      docs.push({ id, text: (docs[source.index] as SyntheticDocument).text, family: source.index, kind: 'exact' });
+      yield { id, text: source.text, family: source.index, kind: 'exact' };
     } else if (originals.length > 0 && roll < o.exactDuplicateRate + o.nearDuplicateRate) {
       const source = rng.pick(originals);
       const rate = o.editRate[0] + rng.next() * (o.editRate[1] - o.editRate[0]);
       const words = editWords(source.words, rate, rng, drawWord);
-      docs.push({ id, text: render(words, o.wordsPerParagraph), family: source.index, kind: 'near' });
+      yield { id, text: render(words, o.wordsPerParagraph), family: source.index, kind: 'near' };
     } else {
       const count = rng.int(o.wordsPerDocument[0], Math.max(o.wordsPerDocument[0], o.wordsPerDocument[1]));
       const words = Array.from({ length: count }, drawWord);
-      originals.push({ index: i, words });
-      docs.push({ id, text: render(words, o.wordsPerParagraph), family: i, kind: 'original' });
+      const text = render(words, o.wordsPerParagraph);
+      const entry = { index: i, words, text };
+      if (o.sourceWindow === null || originals.length < o.sourceWindow) originals.push(entry);
+      else originals[originalCount % o.sourceWindow] = entry;
+      originalCount += 1;
+      yield { id, text, family: i, kind: 'original' };
     }
   }
-  return docs;
 }
 
 function buildVocabulary(size: number, rng: SeededRandom): string[] {
