@@ -6,26 +6,16 @@
 //   node experiments/quickstart_mixture.js               # after `nx run-many -t build`
 //   ... --prefix /tmp/my-prefix --dry-run
 import { executorMain } from '@marin/executor';
-import { defaultTrain, llama_nano, mixture } from '@marin/pipeline';
+import { defaultTrain, mixture } from '@marin/pipeline';
 import { quickstartSourceTokens } from './lib/quickstart-data.js';
+import { quickstartModel, quickstartTrainConfig } from './lib/quickstart-train.js';
 
 const { north, south } = quickstartSourceTokens();
 const model = defaultTrain(
   'quickstart-mixture',
   mixture({ north: [north, 0.75], south: [south, 0.25] }),
-  { ...llama_nano, max_seq_len: 64 },
-  {
-    train_batch_size: 8,
-    num_train_steps: 20,
-    learning_rate: 3e-3,
-    steps_per_eval: 10,
-    max_eval_batches: 4,
-    steps_per_export: 10,
-    // bfloat16 compute brings nothing on a CPU.
-    mp: 'p=f32,c=f32',
-    // Everything is local: tell every Hugging Face library not to look for the hub.
-    env_vars: { HF_HUB_OFFLINE: '1' },
-  },
+  quickstartModel,
+  quickstartTrainConfig,
   // Marin's default validation sets are Paloma's, from the hub; the shipped suite stands in for them offline.
   { useDefaultValidation: 'offline' },
 );
