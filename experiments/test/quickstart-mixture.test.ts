@@ -2,6 +2,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDashboardCharts } from './helpers/dashboard-charts.js';
 import { runNode } from './helpers/run-process.js';
 
 describe('experiments/quickstart_mixture.js', () => {
@@ -13,9 +14,9 @@ describe('experiments/quickstart_mixture.js', () => {
     await rm(work, { recursive: true, force: true });
   });
 
-  it('trains on two components mixed 3:1 with the offline validation sets; Levanter reports each set\'s loss and bpb', async () => {
+  it('trains on two components mixed 3:1 with the offline validation sets; Levanter reports each set\'s loss and bpb; a live status line; the dashboard draws the curves', async () => {
     const prefix = join(work, 'prefix');
-    const run = await runNode(['quickstart_mixture.js'], { env: { MARIN_PREFIX: prefix } });
+    const run = await runNode(['quickstart_mixture.js', '--status-interval', '1'], { env: { MARIN_PREFIX: prefix } });
     expect(run.code, run.stderr.slice(-4000)).toBe(0);
     expect(run.stderr).toContain('8 steps: 8 ran, 0 skipped');
 
@@ -32,6 +33,10 @@ describe('experiments/quickstart_mixture.js', () => {
       expect(summary.eval[`eval/${tag}/loss`]).toBeGreaterThan(0);
       expect(summary.eval[`eval/${tag}/bpb`]).toBeGreaterThan(0);
     }
+
+    // A live status line while training (off a terminal: `⋯ <step> step N/20 …`, here at most once a second).
+    expect(run.stderr).toMatch(/⋯ \S*quickstart-mixture\S* step \d+\/20/);
+    await expectDashboardCharts(prefix, work, { trainStep: 'checkpoints/quickstart-mixture', evalSets: ['offline/gazetteer', 'offline/chronicle'] });
 
     const again = await runNode(['quickstart_mixture.js'], { env: { MARIN_PREFIX: prefix } });
     expect(again.code, again.stderr).toBe(0);

@@ -1,12 +1,10 @@
-import { execFileSync, execSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startController } from '@marin/iris';
 import { levanterLockPath } from '@marin/pipeline';
 import { ensurePythonEnv } from '@marin/rigging';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDashboardCharts } from './helpers/dashboard-charts.js';
 import { IRIS_CLI, NODE_FLAGS, REPO_ROOT, runNode, runProcess } from './helpers/run-process.js';
 
 
@@ -45,43 +43,6 @@ async function expectQuickstartOutputs(prefix: string): Promise<void> {
   expect(results.results['tiny_mc']?.['acc,none']).toBeLessThanOrEqual(1);
 }
 
-/**
- * The dashboard's experiment page on the run just made: the train step's loss, learning rate and tokens/s
- * charts from Levanter's records, the eval step's results table.
- */
-async function expectDashboardCharts(prefix: string, work: string): Promise<void> {
-  const assets = join(work, 'dashboard-assets');
-  execFileSync(process.execPath, [join(REPO_ROOT, 'packages', 'iris', 'ui', 'build.mjs'), assets]);
-  await using controller = await startController({ dashboardAssetsDir: assets, experimentPrefixes: [prefix] });
-  let executable: string;
-  try {
-    executable = execSync('which chromium', { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('chromium is not installed; run `apt-get update && apt-get install -y chromium`');
-  }
-  const browser = await chromium.launch({ executablePath: executable, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    const [file] = await readdir(join(prefix, 'experiments'));
-    await page.goto(`${controller.dashboardUrl}#/experiment?prefix=${encodeURIComponent(prefix)}&file=${file}`);
-    await page.locator('svg.dag g[data-step="checkpoints/quickstart"]').click();
-    const loss = page.locator('figure.chart[data-chart="Loss"]');
-    // One point per step that Levanter's records (metrics/metrics.jsonl under the train step) give a train loss for.
-    const [trainDir] = (await readdir(join(prefix, 'checkpoints'))).filter((d) => d.startsWith('quickstart-'));
-    const records = (await readFile(join(prefix, 'checkpoints', trainDir!, 'metrics', 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { step: number; metrics: Record<string, number> });
-    const trainSteps = new Set(records.filter((r) => typeof r.metrics['train/loss'] === 'number').map((r) => r.step));
-    expect(trainSteps.size).toBeGreaterThan(10);
-    await expect(loss.locator('path.series[data-series="train"]').getAttribute('data-points')).resolves.toBe(String(trainSteps.size));
-    await expect(loss.locator('path.series[data-series^="eval"]').count()).resolves.toBeGreaterThan(0);
-    for (const chart of ['Learning rate', 'Tokens/s']) await expect(page.locator(`figure.chart[data-chart="${chart}"] path.series`).count()).resolves.toBe(1);
-    await page.locator('svg.dag g[data-step="evaluation/levanter/quickstart"]').click();
-    await page.locator('table.eval-results tbody tr', { hasText: 'tiny_mc' }).first().waitFor();
-    await expect(page.locator('table.eval-results tbody tr', { hasText: 'validation' }).count()).resolves.toBeGreaterThan(0);
-  } finally {
-    await browser.close();
-  }
-}
-
 describe('experiments/quickstart.js', () => {
   let work = '';
   beforeAll(async () => {
@@ -98,7 +59,7 @@ describe('experiments/quickstart.js', () => {
     expect(first.code, first.stderr.slice(-4000)).toBe(0);
     expect(first.stderr).toContain('6 steps: 6 ran, 0 skipped');
     await expectQuickstartOutputs(prefix);
-    await expectDashboardCharts(prefix, work);
+    await expectDashboardCharts(prefix, work, { trainStep: 'checkpoints/quickstart', evalSets: [], evalStep: 'evaluation/levanter/quickstart' });
 
     const python = (await ensurePythonEnv({ lockPath: levanterLockPath() })).python;
     const exported = join(await only(join(prefix, 'checkpoints')), 'hf', 'step-19');

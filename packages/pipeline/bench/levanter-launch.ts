@@ -1,6 +1,6 @@
 /**
- * What the Fray launch adds around a Levanter run: the time from starting a run to Levanter's first
- * log line (a `levanter.*` logger, after Python imports and JAX start), through the local Fray backend
+ * What the Fray launch adds around a Levanter run on a data mixture (3 components and 2 validation
+ * sets): the time from starting a run to Levanter's first log line (a `levanter.*` logger, after Python imports and JAX start), through the local Fray backend
  * (`pythonEnv` resolution on a warm environment cache, process group, line capture) versus spawning the
  * same command directly with the environment's interpreter. Each run is stopped at that line. The
  * environment must already be built (`node tools/python-env/python-env.mjs packages/pipeline/python/levanter.lock`).
@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Entrypoint, ResourceConfig, createEnvironment, createLocalClient } from '@marin/fray';
@@ -17,6 +17,7 @@ import { ensurePythonEnv } from '@marin/rigging';
 import { levanterLockPath } from '../src/assets.js';
 import { levanterPythonEnv } from '../src/levanter/levanter-runtime.js';
 import { toLevanterYaml } from '../src/levanter/levanter-yaml.js';
+import { levanterMixtureSection } from '../src/steps/train/mixture-data.js';
 
 const RUNS = Number(process.argv[2] ?? 3);
 const FIRST_LINE = /levanter\.[a-z_]+/;
@@ -24,11 +25,32 @@ const FIRST_LINE = /levanter\.[a-z_]+/;
 const dir = await mkdtemp(join(tmpdir(), 'levanter-launch-'));
 const env = { JAX_PLATFORMS: 'cpu', WANDB_MODE: 'disabled', HF_HUB_OFFLINE: '1', MARIN_PREFIX: join(dir, 'marin') };
 const configPath = join(dir, 'config.yaml');
-// A complete config whose cache does not exist: Levanter starts, logs its config, then stops on the cache.
+// A complete config whose caches do not exist: Levanter starts, logs its config, then stops on a cache.
+// Its data section is what a train step on a mixture of 3 components with 2 validation sets writes
+// (`levanterMixtureSection`): 5 cached components, the validation sets at weight 0 under their tag.
+const cache = (name: string) => join(dir, 'no-cache', name);
+const data = levanterMixtureSection(
+  {
+    components: {
+      web: { cache_path: cache('web'), tags: [] },
+      code: { cache_path: cache('code'), tags: [] },
+      books: { cache_path: cache('books'), tags: [] },
+      'offline/gazetteer': { cache_path: cache('gazetteer'), tags: ['offline'] },
+      'offline/chronicle': { cache_path: cache('chronicle'), tags: ['offline'] },
+    },
+    train_weights: { web: 0.5, code: 0.3, books: 0.2, 'offline/gazetteer': 0, 'offline/chronicle': 0 },
+    shuffle: true,
+    permutation_type: 'feistel',
+    mixture_block_size: null,
+    stop_strategy: null,
+  },
+  'gpt2',
+  { 'offline/gazetteer': { trainTokens: 0, hasValidation: true }, 'offline/chronicle': { trainTokens: 0, hasValidation: true } },
+);
 await writeFile(
   configPath,
   toLevanterYaml({
-    data: { tokenizer: 'gpt2', cache_dir: null, auto_build_caches: false, components: { bench: { type: 'cached', cache_dir: join(dir, 'no-cache'), source: null } } },
+    data,
     model: { type: 'llama', max_seq_len: 64, hidden_dim: 32, intermediate_dim: 128, num_heads: 2, num_kv_heads: 2, num_layers: 2 },
     trainer: { id: 'bench', tracker: { type: 'json_logger' }, log_dir: join(dir, 'logs'), require_accelerator: false, train_batch_size: 8, num_train_steps: 1 },
   }),
@@ -94,7 +116,7 @@ try {
 }
 const fmt = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ');
 process.stdout.write(
-  `levanter-launch: start to Levanter's first log line over ${RUNS} runs (warm environment):\n` +
+  `levanter-launch: start to Levanter's first log line over ${RUNS} runs (warm environment; a mixture of 3 components and 2 validation sets; load average ${loadavg()[0]!.toFixed(1)}, ${availableParallelism()} cores):\n` +
     `  direct spawn   median ${median(directTimes).toFixed(2)} s  [${fmt(directTimes)}]\n` +
     `  Fray local job median ${median(frayTimes).toFixed(2)} s  [${fmt(frayTimes)}]\n` +
     `  Fray overhead  ${((median(frayTimes) - median(directTimes)) * 1000).toFixed(0)} ms (median difference)\n`,
