@@ -21,6 +21,7 @@ const rpcCommand = () => import('./rpc-command.js');
 const queryCommand = () => import('./query-command.js');
 const taskExecCommand = () => import('./task-exec-command.js');
 const restoreCheckpointCommand = () => import('./restore-checkpoint-command.js');
+const processCommand = () => import('./process-command.js');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -305,6 +306,26 @@ export function buildProgram(ctx: ProgramContext): Command {
     .passThroughOptions()
     .action(async (task: string, command: string[], flags: { controller?: string; timeout: string }) => {
       ctx.setCode(await (await taskExecCommand()).taskExecCommand(task, command, flags, io, signal));
+    });
+
+  const processGroup = program.command('process').description('the controller process itself (admins)');
+  processGroup
+    .command('status')
+    .description('the controller process: pid, uptime, CPU, memory, event-loop delay, versions')
+    .addOption(controllerOption())
+    .option('--json', 'JSON output')
+    .action(async (flags: { controller?: string; json?: boolean }) => {
+      ctx.setCode(await (await processCommand()).processStatusCommand(flags, io));
+    });
+  processGroup
+    .command('profile')
+    .description('a CPU profile (.cpuprofile) or heap snapshot (.heapsnapshot) of the controller, written to a file')
+    .addOption(controllerOption())
+    .option('--kind <kind>', 'cpu or heap', 'cpu')
+    .option('--seconds <n>', 'how long to profile the CPU (at most 120)', '10')
+    .option('-o, --output <file>', 'where to write it (default: controller-<time>.<kind>)')
+    .action(async (flags: { controller?: string; kind: string; seconds: string; output?: string }) => {
+      ctx.setCode(await (await processCommand()).processProfileCommand(flags, io));
     });
 
   program

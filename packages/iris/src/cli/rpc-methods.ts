@@ -64,6 +64,10 @@ import {
   ClusterServiceService,
   GetAutoscalerStatusRequest,
   GetAutoscalerStatusResponse,
+  GetProcessStatusRequest,
+  ProcessStatus,
+  ProfileChunk,
+  ProfileProcessRequest,
   QueryStateRequest,
   QueryStateResponse,
 } from '../gen/iris/v1/cluster.js';
@@ -133,6 +137,8 @@ const CLUSTER: Record<keyof typeof ClusterServiceService, readonly [MessageType,
   getAutoscalerStatus: [GetAutoscalerStatusRequest, GetAutoscalerStatusResponse],
   checkpointController: [CheckpointControllerRequest, CheckpointControllerResponse],
   queryState: [QueryStateRequest, QueryStateResponse],
+  getProcessStatus: [GetProcessStatusRequest, ProcessStatus],
+  profileProcess: [ProfileProcessRequest, ProfileChunk],
 };
 
 function methodsOf(

@@ -3,7 +3,7 @@ import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
 import { createAuthInterceptor } from '../auth/token-auth.js';
 import { irisErrorFromServiceError } from '../errors.js';
 import { ClusterServiceClient } from '../gen/iris/v1/cluster.js';
-import type { CheckpointControllerResponse, GetAutoscalerStatusResponse, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
+import type { CheckpointControllerResponse, GetAutoscalerStatusResponse, ProcessStatus, ProfileChunk, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
 
 /** Client of the controller's `ClusterService`: autoscaler state and on-demand checkpoints. */
 export interface ClusterAdminClient extends AsyncDisposable {
@@ -20,6 +20,13 @@ export interface ClusterAdminClient extends AsyncDisposable {
    * statement returning rows; IRIS_DEADLINE_EXCEEDED when it runs past `timeoutMs`.
    */
   queryState(request: Partial<QueryStateRequest> & { sql: string }): Promise<QueryStateResponse>;
+  /** The controller process: resource use, event-loop delay, versions (admins only). */
+  processStatus(): Promise<ProcessStatus>;
+  /**
+   * A CPU profile of the controller over `durationMs` (`.cpuprofile` JSON) or a heap snapshot (`.heapsnapshot`), admins only.
+   * @throws {IrisError} IRIS_INVALID_ARGUMENT for another kind; IRIS_FAILED_PRECONDITION while another profile runs
+   */
+  profileProcess(kind: 'cpu' | 'heap', durationMs?: number): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,15 @@ export function createClusterAdminClient(options: { address: string; token?: str
   return {
     autoscalerStatus: () => call(raw.getAutoscalerStatus, {}, deadlineMs),
     checkpointController: () => call(raw.checkpointController, {}, Math.max(deadlineMs, 300_000)),
+    processStatus: () => call(raw.getProcessStatus, {}, deadlineMs),
+    profileProcess: (kind, durationMs = 0) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        const stream = raw.profileProcess({ kind, durationMs }, new Metadata(), { deadline: Date.now() + Math.max(deadlineMs, durationMs + 120_000) });
+        stream.on('data', (c: ProfileChunk) => chunks.push(Buffer.from(c.data)));
+        stream.on('error', (e: ServiceError) => reject(irisErrorFromServiceError(e)));
+        stream.on('end', () => resolve(Buffer.concat(chunks)));
+      }),
     queryState: (r) => call(raw.queryState, { sql: r.sql, maxRows: r.maxRows ?? 0, timeoutMs: r.timeoutMs ?? 0 }, Math.max(deadlineMs, (r.timeoutMs || 10_000) + 5_000)),
     close,
     [Symbol.asyncDispose]: close,

@@ -1,8 +1,9 @@
-import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
 import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
 import { grpcStatusOfError } from '../errors.js';
-import type { ClusterServiceServer, GetAutoscalerStatusResponse, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
+import type { ClusterServiceServer, GetAutoscalerStatusResponse, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
+import type { ProcessIntrospection } from './process-introspection.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { CallerAuth } from './caller-auth.js';
@@ -18,6 +19,8 @@ export interface ClusterServiceDeps {
   readonly checkpoint: () => Promise<CheckpointInfo>;
   /** A read-only query against a snapshot of the controller's database. */
   readonly queryState: (request: QueryStateRequest) => Promise<QueryStateResponse>;
+  /** The controller process's own status and profiles. */
+  readonly introspection: ProcessIntrospection;
 }
 
 function unary<TReq, TRes>(deps: ClusterServiceDeps, method: ControllerMethod, fn: (request: TReq) => TRes | Promise<TRes>) {
@@ -49,5 +52,23 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterServiceSe
       return { url: info.url, bytes: info.bytes, createdAtMs: info.createdAtMs };
     }),
     queryState: unary(deps, 'queryState', (request: QueryStateRequest) => deps.queryState(request)),
+    getProcessStatus: unary(deps, 'getProcessStatus', () => deps.introspection.status()),
+    profileProcess: (call) => void profileProcess(deps, call),
   };
+}
+
+const PROFILE_CHUNK_BYTES = 1024 * 1024;
+
+async function profileProcess(deps: ClusterServiceDeps, call: ServerWritableStream<ProfileProcessRequest, ProfileChunk>): Promise<void> {
+  const gone = new AbortController();
+  call.on('cancelled', () => gone.abort());
+  call.on('error', () => gone.abort());
+  try {
+    authorizeMethod(deps.auth.authenticate(bearerOf(call.metadata)), 'profileProcess');
+    const data = await deps.introspection.profile(call.request.kind, call.request.durationMs, gone.signal);
+    for (let off = 0; off < data.length; off += PROFILE_CHUNK_BYTES) call.write({ data: data.subarray(off, off + PROFILE_CHUNK_BYTES) });
+    call.end();
+  } catch (e) {
+    call.emit('error', grpcStatusOfError(e));
+  }
 }

@@ -19,6 +19,7 @@ import { IdentityStore } from './identity-store.js';
 import { createClusterService } from './cluster-service.js';
 import { ControlLoop } from './control-loop.js';
 import { queryState } from './state-query.js';
+import { ProcessIntrospection } from './process-introspection.js';
 import { checkExposure } from './exposure.js';
 import { createControllerService, withMalformedRequests } from './controller-service.js';
 import { ControllerState } from './controller-state.js';
@@ -283,13 +284,20 @@ export async function startController(options: ControllerOptions = {}): Promise<
       workerToken: authToken,
     }),
   );
+  const introspection = new ProcessIntrospection('controller', IRIS_VERSION);
   const checkpoint = (): Promise<CheckpointInfo> => {
     if (!o.remoteStateDir) return Promise.reject(new IrisError('IRIS_FAILED_PRECONDITION', 'the controller has no remote state dir; start it with remoteStateDir (remote_state_dir in the cluster config)'));
     return writeCheckpoint({ db, remoteStateDir: o.remoteStateDir, nowMs: state.now() });
   };
   server.addService(
     ClusterServiceService,
-    createClusterService({ auth, autoscalerStatus: () => attachment?.status(), checkpoint, queryState: (q) => queryState(db, { sql: q.sql, maxRows: q.maxRows, timeoutMs: q.timeoutMs }) }),
+    createClusterService({
+      auth,
+      autoscalerStatus: () => attachment?.status(),
+      checkpoint,
+      queryState: (q) => queryState(db, { sql: q.sql, maxRows: q.maxRows, timeoutMs: q.timeoutMs }),
+      introspection,
+    }),
   );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(o.bind, ServerCredentials.createInsecure(), (e, p) =>
@@ -311,6 +319,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   const close = () => {
     closed ??= (async () => {
       closing = true;
+      introspection.close();
       if (checkpointTimer) clearInterval(checkpointTimer);
       await attachment?.close();
       await dashboard?.close();

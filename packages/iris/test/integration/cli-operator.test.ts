@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,5 +160,27 @@ describe('iris task exec', () => {
     const missing = await runIris(['task', 'exec', `${running}/0`, '--', 'no-such-binary-here'], { env });
     expect(missing.code).toBe(127);
     await client.terminateJob(running);
+  });
+});
+
+describe('iris process', () => {
+  it('prints the controller process status, and writes a CPU profile', async () => {
+    const status = await runIris(['process', 'status', '--json'], { env });
+    expect(status.code, status.stderr).toBe(0);
+    // The local cluster's controller runs in this test process.
+    expect(JSON.parse(status.stdout)).toMatchObject({ role: 'controller', pid: process.pid, nodeVersion: process.version, cpuCount: expect.any(Number) });
+    const text = await runIris(['process', 'status'], { env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`pid ${process.pid}`);
+
+    const file = join(home, 'controller.cpuprofile');
+    const profile = await runIris(['process', 'profile', '--seconds', '1', '-o', file], { env });
+    expect(profile.code, profile.stderr).toBe(0);
+    expect(profile.stdout.trim()).toBe(file);
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { nodes: unknown[]; startTime: number; endTime: number };
+    expect(parsed.nodes.length).toBeGreaterThan(0);
+    expect(parsed.endTime - parsed.startTime).toBeGreaterThanOrEqual(900_000); // microseconds
+
+    expect((await runIris(['process', 'profile', '--kind', 'flame'], { env })).code).toBe(2);
   });
 });

@@ -154,13 +154,16 @@ describe('per-user API keys: task exec', () => {
 });
 
 describe('per-user API keys: state queries', () => {
-  it('lets an admin query the state database and refuses a user', async () => {
+  it('lets an admin query the state database and the controller process, and refuses a user', async () => {
     const adminKey = readFileSync(cluster.controller.bootstrapKeyFile!, 'utf8').trim();
     await using asAdmin = createClusterAdminClient({ address: cluster.address, token: adminKey });
     await using asAlice = createClusterAdminClient({ address: cluster.address, token: aliceKey });
     const r = await asAdmin.queryState({ sql: "SELECT user, role FROM users WHERE user = 'alice'" });
     expect(r.rows.map((row) => JSON.parse(row))).toEqual([['alice', 'user']]);
     await expect(asAlice.queryState({ sql: 'SELECT 1' })).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await expect(asAlice.processStatus()).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await expect(asAlice.profileProcess('cpu', 100)).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await expect(asAdmin.processStatus()).resolves.toMatchObject({ role: 'controller' });
   });
 });
 

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -97,6 +99,40 @@ export interface QueryStateResponse {
   /** more rows than max_rows */
   truncated: boolean;
   elapsedMs: number;
+}
+
+export interface GetProcessStatusRequest {
+}
+
+export interface ProcessStatus {
+  /** "controller" */
+  role: string;
+  pid: number;
+  hostname: string;
+  uptimeMs: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  /** over the last interval the process sampled */
+  eventLoopDelayP99Ms: number;
+  nodeVersion: string;
+  version: string;
+  loadAverage1m: number;
+  cpuCount: number;
+}
+
+export interface ProfileProcessRequest {
+  /** "cpu" (a .cpuprofile over duration_ms) or "heap" (a .heapsnapshot) */
+  kind: string;
+  /** cpu only; 0: 10 s; at most 120 s */
+  durationMs: number;
+}
+
+export interface ProfileChunk {
+  data: Buffer;
 }
 
 function createBaseGetAutoscalerStatusRequest(): GetAutoscalerStatusRequest {
@@ -1303,6 +1339,567 @@ export const QueryStateResponse: MessageFns<QueryStateResponse> = {
   },
 };
 
+function createBaseGetProcessStatusRequest(): GetProcessStatusRequest {
+  return {};
+}
+
+export const GetProcessStatusRequest: MessageFns<GetProcessStatusRequest> = {
+  encode(_: GetProcessStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProcessStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProcessStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetProcessStatusRequest {
+    return {};
+  },
+
+  toJSON(_: GetProcessStatusRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProcessStatusRequest>, I>>(base?: I): GetProcessStatusRequest {
+    return GetProcessStatusRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProcessStatusRequest>, I>>(_: I): GetProcessStatusRequest {
+    const message = createBaseGetProcessStatusRequest();
+    return message;
+  },
+};
+
+function createBaseProcessStatus(): ProcessStatus {
+  return {
+    role: "",
+    pid: 0,
+    hostname: "",
+    uptimeMs: 0,
+    rssBytes: 0,
+    heapUsedBytes: 0,
+    heapTotalBytes: 0,
+    externalBytes: 0,
+    cpuUserMs: 0,
+    cpuSystemMs: 0,
+    eventLoopDelayP99Ms: 0,
+    nodeVersion: "",
+    version: "",
+    loadAverage1m: 0,
+    cpuCount: 0,
+  };
+}
+
+export const ProcessStatus: MessageFns<ProcessStatus> = {
+  encode(message: ProcessStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.role !== "") {
+      writer.uint32(10).string(message.role);
+    }
+    if (message.pid !== 0) {
+      writer.uint32(16).int32(message.pid);
+    }
+    if (message.hostname !== "") {
+      writer.uint32(26).string(message.hostname);
+    }
+    if (message.uptimeMs !== 0) {
+      writer.uint32(32).int64(message.uptimeMs);
+    }
+    if (message.rssBytes !== 0) {
+      writer.uint32(40).int64(message.rssBytes);
+    }
+    if (message.heapUsedBytes !== 0) {
+      writer.uint32(48).int64(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      writer.uint32(56).int64(message.heapTotalBytes);
+    }
+    if (message.externalBytes !== 0) {
+      writer.uint32(64).int64(message.externalBytes);
+    }
+    if (message.cpuUserMs !== 0) {
+      writer.uint32(72).int64(message.cpuUserMs);
+    }
+    if (message.cpuSystemMs !== 0) {
+      writer.uint32(80).int64(message.cpuSystemMs);
+    }
+    if (message.eventLoopDelayP99Ms !== 0) {
+      writer.uint32(89).double(message.eventLoopDelayP99Ms);
+    }
+    if (message.nodeVersion !== "") {
+      writer.uint32(98).string(message.nodeVersion);
+    }
+    if (message.version !== "") {
+      writer.uint32(106).string(message.version);
+    }
+    if (message.loadAverage1m !== 0) {
+      writer.uint32(113).double(message.loadAverage1m);
+    }
+    if (message.cpuCount !== 0) {
+      writer.uint32(120).int32(message.cpuCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProcessStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProcessStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pid = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.hostname = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.uptimeMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.rssBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.heapUsedBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.heapTotalBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.externalBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.cpuUserMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.cpuSystemMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.eventLoopDelayP99Ms = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.nodeVersion = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.loadAverage1m = reader.double();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.cpuCount = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProcessStatus {
+    return {
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      pid: isSet(object.pid) ? globalThis.Number(object.pid) : 0,
+      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : "",
+      uptimeMs: isSet(object.uptimeMs)
+        ? globalThis.Number(object.uptimeMs)
+        : isSet(object.uptime_ms)
+        ? globalThis.Number(object.uptime_ms)
+        : 0,
+      rssBytes: isSet(object.rssBytes)
+        ? globalThis.Number(object.rssBytes)
+        : isSet(object.rss_bytes)
+        ? globalThis.Number(object.rss_bytes)
+        : 0,
+      heapUsedBytes: isSet(object.heapUsedBytes)
+        ? globalThis.Number(object.heapUsedBytes)
+        : isSet(object.heap_used_bytes)
+        ? globalThis.Number(object.heap_used_bytes)
+        : 0,
+      heapTotalBytes: isSet(object.heapTotalBytes)
+        ? globalThis.Number(object.heapTotalBytes)
+        : isSet(object.heap_total_bytes)
+        ? globalThis.Number(object.heap_total_bytes)
+        : 0,
+      externalBytes: isSet(object.externalBytes)
+        ? globalThis.Number(object.externalBytes)
+        : isSet(object.external_bytes)
+        ? globalThis.Number(object.external_bytes)
+        : 0,
+      cpuUserMs: isSet(object.cpuUserMs)
+        ? globalThis.Number(object.cpuUserMs)
+        : isSet(object.cpu_user_ms)
+        ? globalThis.Number(object.cpu_user_ms)
+        : 0,
+      cpuSystemMs: isSet(object.cpuSystemMs)
+        ? globalThis.Number(object.cpuSystemMs)
+        : isSet(object.cpu_system_ms)
+        ? globalThis.Number(object.cpu_system_ms)
+        : 0,
+      eventLoopDelayP99Ms: isSet(object.eventLoopDelayP99Ms)
+        ? globalThis.Number(object.eventLoopDelayP99Ms)
+        : isSet(object.event_loop_delay_p99_ms)
+        ? globalThis.Number(object.event_loop_delay_p99_ms)
+        : 0,
+      nodeVersion: isSet(object.nodeVersion)
+        ? globalThis.String(object.nodeVersion)
+        : isSet(object.node_version)
+        ? globalThis.String(object.node_version)
+        : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      loadAverage1m: isSet(object.loadAverage1m)
+        ? globalThis.Number(object.loadAverage1m)
+        : isSet(object.load_average_1m)
+        ? globalThis.Number(object.load_average_1m)
+        : 0,
+      cpuCount: isSet(object.cpuCount)
+        ? globalThis.Number(object.cpuCount)
+        : isSet(object.cpu_count)
+        ? globalThis.Number(object.cpu_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: ProcessStatus): unknown {
+    const obj: any = {};
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.pid !== 0) {
+      obj.pid = Math.round(message.pid);
+    }
+    if (message.hostname !== "") {
+      obj.hostname = message.hostname;
+    }
+    if (message.uptimeMs !== 0) {
+      obj.uptimeMs = Math.round(message.uptimeMs);
+    }
+    if (message.rssBytes !== 0) {
+      obj.rssBytes = Math.round(message.rssBytes);
+    }
+    if (message.heapUsedBytes !== 0) {
+      obj.heapUsedBytes = Math.round(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      obj.heapTotalBytes = Math.round(message.heapTotalBytes);
+    }
+    if (message.externalBytes !== 0) {
+      obj.externalBytes = Math.round(message.externalBytes);
+    }
+    if (message.cpuUserMs !== 0) {
+      obj.cpuUserMs = Math.round(message.cpuUserMs);
+    }
+    if (message.cpuSystemMs !== 0) {
+      obj.cpuSystemMs = Math.round(message.cpuSystemMs);
+    }
+    if (message.eventLoopDelayP99Ms !== 0) {
+      obj.eventLoopDelayP99Ms = floatToJson(message.eventLoopDelayP99Ms);
+    }
+    if (message.nodeVersion !== "") {
+      obj.nodeVersion = message.nodeVersion;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.loadAverage1m !== 0) {
+      obj.loadAverage1m = floatToJson(message.loadAverage1m);
+    }
+    if (message.cpuCount !== 0) {
+      obj.cpuCount = Math.round(message.cpuCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProcessStatus>, I>>(base?: I): ProcessStatus {
+    return ProcessStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProcessStatus>, I>>(object: I): ProcessStatus {
+    const message = createBaseProcessStatus();
+    message.role = object.role ?? "";
+    message.pid = object.pid ?? 0;
+    message.hostname = object.hostname ?? "";
+    message.uptimeMs = object.uptimeMs ?? 0;
+    message.rssBytes = object.rssBytes ?? 0;
+    message.heapUsedBytes = object.heapUsedBytes ?? 0;
+    message.heapTotalBytes = object.heapTotalBytes ?? 0;
+    message.externalBytes = object.externalBytes ?? 0;
+    message.cpuUserMs = object.cpuUserMs ?? 0;
+    message.cpuSystemMs = object.cpuSystemMs ?? 0;
+    message.eventLoopDelayP99Ms = object.eventLoopDelayP99Ms ?? 0;
+    message.nodeVersion = object.nodeVersion ?? "";
+    message.version = object.version ?? "";
+    message.loadAverage1m = object.loadAverage1m ?? 0;
+    message.cpuCount = object.cpuCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseProfileProcessRequest(): ProfileProcessRequest {
+  return { kind: "", durationMs: 0 };
+}
+
+export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
+  encode(message: ProfileProcessRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.durationMs !== 0) {
+      writer.uint32(16).int64(message.durationMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProfileProcessRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProfileProcessRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.durationMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProfileProcessRequest {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ProfileProcessRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.durationMs !== 0) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProfileProcessRequest>, I>>(base?: I): ProfileProcessRequest {
+    return ProfileProcessRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProfileProcessRequest>, I>>(object: I): ProfileProcessRequest {
+    const message = createBaseProfileProcessRequest();
+    message.kind = object.kind ?? "";
+    message.durationMs = object.durationMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseProfileChunk(): ProfileChunk {
+  return { data: Buffer.alloc(0) };
+}
+
+export const ProfileChunk: MessageFns<ProfileChunk> = {
+  encode(message: ProfileChunk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data.length !== 0) {
+      writer.uint32(10).bytes(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProfileChunk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProfileChunk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProfileChunk {
+    return { data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0) };
+  },
+
+  toJSON(message: ProfileChunk): unknown {
+    const obj: any = {};
+    if (message.data.length !== 0) {
+      obj.data = base64FromBytes(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProfileChunk>, I>>(base?: I): ProfileChunk {
+    return ProfileChunk.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProfileChunk>, I>>(object: I): ProfileChunk {
+    const message = createBaseProfileChunk();
+    message.data = object.data ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
 /** Cluster administration beside ControllerService: autoscaler state and controller checkpoints. */
 export type ClusterServiceService = typeof ClusterServiceService;
 export const ClusterServiceService = {
@@ -1338,6 +1935,27 @@ export const ClusterServiceService = {
     responseSerialize: (value: QueryStateResponse): Buffer => Buffer.from(QueryStateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): QueryStateResponse => QueryStateResponse.decode(value),
   },
+  /** The controller process itself: resource use and versions, and a CPU profile or heap snapshot (admins only). */
+  getProcessStatus: {
+    path: "/iris.v1.ClusterService/GetProcessStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProcessStatusRequest): Buffer =>
+      Buffer.from(GetProcessStatusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProcessStatusRequest => GetProcessStatusRequest.decode(value),
+    responseSerialize: (value: ProcessStatus): Buffer => Buffer.from(ProcessStatus.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProcessStatus => ProcessStatus.decode(value),
+  },
+  profileProcess: {
+    path: "/iris.v1.ClusterService/ProfileProcess" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ProfileProcessRequest): Buffer =>
+      Buffer.from(ProfileProcessRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProfileProcessRequest => ProfileProcessRequest.decode(value),
+    responseSerialize: (value: ProfileChunk): Buffer => Buffer.from(ProfileChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProfileChunk => ProfileChunk.decode(value),
+  },
 } as const;
 
 export interface ClusterServiceServer extends UntypedServiceImplementation {
@@ -1345,6 +1963,9 @@ export interface ClusterServiceServer extends UntypedServiceImplementation {
   checkpointController: handleUnaryCall<CheckpointControllerRequest, CheckpointControllerResponse>;
   /** A read-only SQL query against a consistent snapshot of the controller's database (admins only). */
   queryState: handleUnaryCall<QueryStateRequest, QueryStateResponse>;
+  /** The controller process itself: resource use and versions, and a CPU profile or heap snapshot (admins only). */
+  getProcessStatus: handleUnaryCall<GetProcessStatusRequest, ProcessStatus>;
+  profileProcess: handleServerStreamingCall<ProfileProcessRequest, ProfileChunk>;
 }
 
 export interface ClusterServiceClient extends Client {
@@ -1394,6 +2015,28 @@ export interface ClusterServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: QueryStateResponse) => void,
   ): ClientUnaryCall;
+  /** The controller process itself: resource use and versions, and a CPU profile or heap snapshot (admins only). */
+  getProcessStatus(
+    request: GetProcessStatusRequest,
+    callback: (error: ServiceError | null, response: ProcessStatus) => void,
+  ): ClientUnaryCall;
+  getProcessStatus(
+    request: GetProcessStatusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProcessStatus) => void,
+  ): ClientUnaryCall;
+  getProcessStatus(
+    request: GetProcessStatusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProcessStatus) => void,
+  ): ClientUnaryCall;
+  profileProcess(request: ProfileProcessRequest, options?: Partial<CallOptions>): ClientReadableStream<ProfileChunk>;
+  profileProcess(
+    request: ProfileProcessRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ProfileChunk>;
 }
 
 export const ClusterServiceClient = makeGenericClientConstructor(
@@ -1404,6 +2047,18 @@ export const ClusterServiceClient = makeGenericClientConstructor(
   service: typeof ClusterServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

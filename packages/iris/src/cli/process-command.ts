@@ -1,0 +1,52 @@
+import { writeFileSync } from 'node:fs';
+import { createClusterAdminClient } from '../client/cluster-admin-client.js';
+import { formatBytes } from '../client/sizes.js';
+import { IrisError } from '../errors.js';
+import { requireController } from './cli-context.js';
+import type { CliIo } from './cli-context.js';
+import { explainControllerError } from './cli-errors.js';
+import { formatTable } from './cli-format.js';
+import { parseNumberFlag } from './cli-options.js';
+
+/** `iris process status [--json]`: the controller process's resource use, event-loop delay and versions (admins). */
+export async function processStatusCommand(flags: { controller?: string; json?: boolean }, io: CliIo): Promise<number> {
+  const resolved = await requireController(flags.controller, io.env);
+  await using admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
+  const s = await admin.processStatus().catch((e: unknown) => {
+    throw explainControllerError(e, resolved.address);
+  });
+  if (flags.json) {
+    io.stdout(`${JSON.stringify(s, null, 2)}\n`);
+    return 0;
+  }
+  const rows = [
+    ['process', `${s.role} pid ${s.pid} on ${s.hostname}`],
+    ['version', `iris ${s.version}, node ${s.nodeVersion}`],
+    ['uptime', `${(s.uptimeMs / 1000).toFixed(0)} s`],
+    ['cpu', `${s.cpuUserMs} ms user, ${s.cpuSystemMs} ms system; host load ${s.loadAverage1m.toFixed(2)} on ${s.cpuCount} cores`],
+    ['memory', `rss ${formatBytes(s.rssBytes)}, heap ${formatBytes(s.heapUsedBytes)} of ${formatBytes(s.heapTotalBytes)}, external ${formatBytes(s.externalBytes)}`],
+    ['event loop', `p99 delay ${s.eventLoopDelayP99Ms.toFixed(1)} ms since the last status`],
+  ];
+  io.stdout(`${formatTable(['', ''], rows).split('\n').slice(1).join('\n')}\n`);
+  return 0;
+}
+
+/**
+ * `iris process profile [--kind cpu|heap] [--seconds N] [-o FILE]`: a CPU profile (open it in Chrome
+ * DevTools or speedscope) or a heap snapshot of the controller, written to FILE (admins).
+ */
+export async function processProfileCommand(flags: { controller?: string; kind: string; seconds: string; output?: string }, io: CliIo): Promise<number> {
+  if (flags.kind !== 'cpu' && flags.kind !== 'heap') throw new IrisError('IRIS_INVALID_ARGUMENT', `--kind "${flags.kind}": expected cpu or heap`);
+  const seconds = parseNumberFlag('--seconds', flags.seconds);
+  const file = flags.output ?? `controller-${new Date().toISOString().replace(/[:.]/g, '-')}.${flags.kind === 'cpu' ? 'cpuprofile' : 'heapsnapshot'}`;
+  const resolved = await requireController(flags.controller, io.env);
+  await using admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
+  if (flags.kind === 'cpu') io.stderr(`profiling the controller's CPU for ${seconds} s…\n`);
+  const data = await admin.profileProcess(flags.kind, seconds * 1000).catch((e: unknown) => {
+    throw explainControllerError(e, resolved.address);
+  });
+  writeFileSync(file, data);
+  io.stdout(`${file}\n`);
+  io.stderr(`wrote ${formatBytes(data.length)} to ${file}\n`);
+  return 0;
+}
