@@ -50,3 +50,15 @@ export async function processProfileCommand(flags: { controller?: string; kind: 
   io.stderr(`wrote ${formatBytes(data.length)} to ${file}\n`);
   return 0;
 }
+
+/** `iris process logs [--tail N] [--json]`: the controller's own recent log lines (admins). */
+export async function processLogsCommand(flags: { controller?: string; tail: string; json?: boolean }, io: CliIo): Promise<number> {
+  const tail = parseNumberFlag('--tail', flags.tail, true);
+  const resolved = await requireController(flags.controller, io.env);
+  await using admin = createClusterAdminClient({ address: resolved.address, token: resolved.token });
+  const lines = await admin.processLogs(tail).catch((e: unknown) => {
+    throw explainControllerError(e, resolved.address);
+  });
+  for (const l of lines) io.stdout(flags.json ? `${JSON.stringify(l)}\n` : `${new Date(l.timestampMs).toISOString()} ${l.level.toUpperCase()} ${l.message}\n`);
+  return 0;
+}

@@ -318,6 +318,15 @@ export function buildProgram(ctx: ProgramContext): Command {
       ctx.setCode(await (await processCommand()).processStatusCommand(flags, io));
     });
   processGroup
+    .command('logs')
+    .description('the controller\'s own recent log lines (its warnings), oldest first')
+    .addOption(controllerOption())
+    .option('--tail <n>', 'only the last N lines (0: all kept, up to 1000)', '100')
+    .option('--json', 'one JSON object per line')
+    .action(async (flags: { controller?: string; tail: string; json?: boolean }) => {
+      ctx.setCode(await (await processCommand()).processLogsCommand(flags, io));
+    });
+  processGroup
     .command('profile')
     .description('a CPU profile (.cpuprofile) or heap snapshot (.heapsnapshot) of the controller, written to a file')
     .addOption(controllerOption())

@@ -64,6 +64,8 @@ import {
   ClusterServiceService,
   GetAutoscalerStatusRequest,
   GetAutoscalerStatusResponse,
+  GetProcessLogsRequest,
+  GetProcessLogsResponse,
   GetProcessStatusRequest,
   ProcessStatus,
   ProfileChunk,
@@ -139,6 +141,7 @@ const CLUSTER: Record<keyof typeof ClusterServiceService, readonly [MessageType,
   queryState: [QueryStateRequest, QueryStateResponse],
   getProcessStatus: [GetProcessStatusRequest, ProcessStatus],
   profileProcess: [ProfileProcessRequest, ProfileChunk],
+  getProcessLogs: [GetProcessLogsRequest, GetProcessLogsResponse],
 };
 
 function methodsOf(

@@ -3,7 +3,7 @@ import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
 import { createAuthInterceptor } from '../auth/token-auth.js';
 import { irisErrorFromServiceError } from '../errors.js';
 import { ClusterServiceClient } from '../gen/iris/v1/cluster.js';
-import type { CheckpointControllerResponse, GetAutoscalerStatusResponse, ProcessStatus, ProfileChunk, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
+import type { CheckpointControllerResponse, GetAutoscalerStatusResponse, ProcessLogLine, ProcessStatus, ProfileChunk, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
 
 /** Client of the controller's `ClusterService`: autoscaler state and on-demand checkpoints. */
 export interface ClusterAdminClient extends AsyncDisposable {
@@ -27,6 +27,8 @@ export interface ClusterAdminClient extends AsyncDisposable {
    * @throws {IrisError} IRIS_INVALID_ARGUMENT for another kind; IRIS_FAILED_PRECONDITION while another profile runs
    */
   profileProcess(kind: 'cpu' | 'heap', durationMs?: number): Promise<Buffer>;
+  /** The controller's own recent log lines, oldest first (the last `tail`; all kept when 0), admins only. */
+  processLogs(tail?: number): Promise<ProcessLogLine[]>;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export function createClusterAdminClient(options: { address: string; token?: str
     autoscalerStatus: () => call(raw.getAutoscalerStatus, {}, deadlineMs),
     checkpointController: () => call(raw.checkpointController, {}, Math.max(deadlineMs, 300_000)),
     processStatus: () => call(raw.getProcessStatus, {}, deadlineMs),
+    processLogs: async (tail = 0) => (await call(raw.getProcessLogs, { tail }, deadlineMs)).lines,
     profileProcess: (kind, durationMs = 0) =>
       new Promise<Buffer>((resolve, reject) => {
         const chunks: Buffer[] = [];

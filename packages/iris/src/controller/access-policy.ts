@@ -3,7 +3,7 @@ import { IrisError } from '../errors.js';
 import type { ControllerServiceServer } from '../gen/iris/v1/controller.js';
 
 /** An RPC of `ControllerService` or `ClusterService`, by its handler name. */
-export type ControllerMethod = keyof ControllerServiceServer | 'getAutoscalerStatus' | 'checkpointController' | 'queryState' | 'getProcessStatus' | 'profileProcess';
+export type ControllerMethod = keyof ControllerServiceServer | 'getAutoscalerStatus' | 'checkpointController' | 'queryState' | 'getProcessStatus' | 'profileProcess' | 'getProcessLogs';
 
 /** What a worker daemon (the shared token in `api-keys` mode) may call, and nothing else. */
 const WORKER_METHODS: ReadonlySet<ControllerMethod> = new Set<ControllerMethod>([
@@ -21,7 +21,7 @@ const WORKER_METHODS: ReadonlySet<ControllerMethod> = new Set<ControllerMethod>(
 const WORKER_ONLY: ReadonlySet<ControllerMethod> = new Set<ControllerMethod>(['register', 'pushLogs']);
 
 /** Admin actions; each one that changes something is written to the audit log. */
-const ADMIN_ONLY: ReadonlySet<ControllerMethod> = new Set<ControllerMethod>(['setUserBudget', 'createApiKey', 'listAuditLog', 'checkpointController', 'queryState', 'getProcessStatus', 'profileProcess']);
+const ADMIN_ONLY: ReadonlySet<ControllerMethod> = new Set<ControllerMethod>(['setUserBudget', 'createApiKey', 'listAuditLog', 'checkpointController', 'queryState', 'getProcessStatus', 'profileProcess', 'getProcessLogs']);
 
 /** True when the caller is subject to per-user rules (a user, a job or a worker with `api-keys`). */
 export function isRestricted(identity: CallerIdentity): boolean {

@@ -2,7 +2,7 @@ import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
 import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
 import { grpcStatusOfError } from '../errors.js';
-import type { ClusterServiceServer, GetAutoscalerStatusResponse, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
+import type { ClusterServiceServer, GetAutoscalerStatusResponse, GetProcessLogsRequest, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
 import type { ProcessIntrospection } from './process-introspection.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
@@ -54,6 +54,7 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterServiceSe
     queryState: unary(deps, 'queryState', (request: QueryStateRequest) => deps.queryState(request)),
     getProcessStatus: unary(deps, 'getProcessStatus', () => deps.introspection.status()),
     profileProcess: (call) => void profileProcess(deps, call),
+    getProcessLogs: unary(deps, 'getProcessLogs', (request: GetProcessLogsRequest) => ({ lines: deps.introspection.logs(request.tail) })),
   };
 }
 

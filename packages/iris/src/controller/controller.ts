@@ -180,7 +180,13 @@ export async function startController(options: ControllerOptions = {}): Promise<
   }
   const authMode: AuthMode = requestedMode === 'api-keys' ? 'api-keys' : authToken ? 'shared-token' : 'none';
   const bootstrapAdmin = o.bootstrapAdmin ?? (process.env['IRIS_BOOTSTRAP_ADMIN'] || undefined);
-  const warn = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
+  const introspection = new ProcessIntrospection('controller', IRIS_VERSION);
+  const printWarning = o.warn ?? ((m: string) => console.warn(`[iris controller] ${m}`));
+  // Every warning is also kept for `iris process logs`.
+  const warn = (m: string) => {
+    introspection.log('warn', m);
+    printWarning(m);
+  };
   checkExposure({ bind: o.bind, dashboardBind: o.dashboardBind, authToken, insecure: o.insecure, warn });
   const reconcileIntervalMs = o.reconcileIntervalMs ?? envInt('IRIS_RECONCILE_INTERVAL_MS') ?? 1000;
   const reconcileRpcTimeoutMs = o.reconcileRpcTimeoutMs ?? envInt('IRIS_RECONCILE_RPC_TIMEOUT_MS') ?? 3000;
@@ -284,7 +290,6 @@ export async function startController(options: ControllerOptions = {}): Promise<
       workerToken: authToken,
     }),
   );
-  const introspection = new ProcessIntrospection('controller', IRIS_VERSION);
   const checkpoint = (): Promise<CheckpointInfo> => {
     if (!o.remoteStateDir) return Promise.reject(new IrisError('IRIS_FAILED_PRECONDITION', 'the controller has no remote state dir; start it with remoteStateDir (remote_state_dir in the cluster config)'));
     return writeCheckpoint({ db, remoteStateDir: o.remoteStateDir, nowMs: state.now() });
@@ -304,6 +309,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
       e ? reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind controller to "${o.bind}"`, { cause: e })) : resolve(p),
     ),
   ).catch(async (e: unknown) => {
+    introspection.close();
     await dashboard?.close();
     db.close();
     throw e;

@@ -18,4 +18,16 @@ describe('ProcessIntrospection', () => {
       p.close();
     }
   }, 120_000);
+
+  it('keeps the last 1000 log lines, oldest first', () => {
+    const p = new ProcessIntrospection('controller', '9.9.9');
+    try {
+      for (let i = 0; i < 1005; i++) p.log('warn', `line ${i}`);
+      expect(p.logs(0)).toHaveLength(ProcessIntrospection.LOG_LINES);
+      expect(p.logs(0)[0]).toMatchObject({ level: 'warn', message: 'line 5' });
+      expect(p.logs(2).map((l) => l.message)).toEqual(['line 1003', 'line 1004']);
+    } finally {
+      p.close();
+    }
+  });
 });

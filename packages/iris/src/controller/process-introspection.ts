@@ -2,7 +2,7 @@ import { hostname, availableParallelism, loadavg } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { IrisError } from '../errors.js';
-import type { ProcessStatus } from '../gen/iris/v1/cluster.js';
+import type { ProcessLogLine, ProcessStatus } from '../gen/iris/v1/cluster.js';
 
 /** The longest CPU profile a caller may ask for, and the default. */
 export const PROFILE_MAX_MS = 120_000;
@@ -13,7 +13,10 @@ export const PROFILE_DEFAULT_MS = 10_000;
  * role; `close()` stops the event-loop histogram.
  */
 export class ProcessIntrospection {
+  /** Log lines kept for `iris process logs`. */
+  static readonly LOG_LINES = 1000;
   readonly #startedAtMs = Date.now();
+  readonly #log: ProcessLogLine[] = [];
   readonly #delay = monitorEventLoopDelay({ resolution: 20 });
   #profiling = false;
 
@@ -22,6 +25,17 @@ export class ProcessIntrospection {
     private readonly version: string,
   ) {
     this.#delay.enable();
+  }
+
+  /** Keeps a line of this process's own log (the last {@link LOG_LINES}). */
+  log(level: string, message: string): void {
+    this.#log.push({ timestampMs: Date.now(), level, message });
+    if (this.#log.length > ProcessIntrospection.LOG_LINES) this.#log.splice(0, this.#log.length - ProcessIntrospection.LOG_LINES);
+  }
+
+  /** The last `tail` kept lines (all when 0), oldest first. */
+  logs(tail: number): ProcessLogLine[] {
+    return tail > 0 ? this.#log.slice(-tail) : [...this.#log];
   }
 
   /** The status now; the event-loop delay is the p99 since the previous call (or start). */

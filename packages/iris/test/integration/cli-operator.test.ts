@@ -182,5 +182,8 @@ describe('iris process', () => {
     expect(parsed.endTime - parsed.startTime).toBeGreaterThanOrEqual(900_000); // microseconds
 
     expect((await runIris(['process', 'profile', '--kind', 'flame'], { env })).code).toBe(2);
+    const logs = await runIris(['process', 'logs', '--json'], { env });
+    expect(logs.code, logs.stderr).toBe(0);
+    for (const line of logs.stdout.split('\n').filter((l) => l !== '')) expect(JSON.parse(line)).toMatchObject({ level: expect.any(String), message: expect.any(String) });
   });
 });

@@ -164,6 +164,9 @@ describe('per-user API keys: state queries', () => {
     await expect(asAlice.processStatus()).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
     await expect(asAlice.profileProcess('cpu', 100)).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
     await expect(asAdmin.processStatus()).resolves.toMatchObject({ role: 'controller' });
+    // The controller's own log keeps its warnings, the bootstrap admin's creation among them.
+    expect((await asAdmin.processLogs()).map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining('created admin "root"')]));
+    await expect(asAlice.processLogs()).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
   });
 });
 

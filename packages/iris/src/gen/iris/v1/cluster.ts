@@ -135,6 +135,21 @@ export interface ProfileChunk {
   data: Buffer;
 }
 
+export interface GetProcessLogsRequest {
+  /** 0: all kept (the last 1000) */
+  tail: number;
+}
+
+export interface ProcessLogLine {
+  timestampMs: number;
+  level: string;
+  message: string;
+}
+
+export interface GetProcessLogsResponse {
+  lines: ProcessLogLine[];
+}
+
 function createBaseGetAutoscalerStatusRequest(): GetAutoscalerStatusRequest {
   return {};
 }
@@ -1900,6 +1915,247 @@ export const ProfileChunk: MessageFns<ProfileChunk> = {
   },
 };
 
+function createBaseGetProcessLogsRequest(): GetProcessLogsRequest {
+  return { tail: 0 };
+}
+
+export const GetProcessLogsRequest: MessageFns<GetProcessLogsRequest> = {
+  encode(message: GetProcessLogsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tail !== 0) {
+      writer.uint32(8).int32(message.tail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProcessLogsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProcessLogsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.tail = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProcessLogsRequest {
+    return { tail: isSet(object.tail) ? globalThis.Number(object.tail) : 0 };
+  },
+
+  toJSON(message: GetProcessLogsRequest): unknown {
+    const obj: any = {};
+    if (message.tail !== 0) {
+      obj.tail = Math.round(message.tail);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProcessLogsRequest>, I>>(base?: I): GetProcessLogsRequest {
+    return GetProcessLogsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProcessLogsRequest>, I>>(object: I): GetProcessLogsRequest {
+    const message = createBaseGetProcessLogsRequest();
+    message.tail = object.tail ?? 0;
+    return message;
+  },
+};
+
+function createBaseProcessLogLine(): ProcessLogLine {
+  return { timestampMs: 0, level: "", message: "" };
+}
+
+export const ProcessLogLine: MessageFns<ProcessLogLine> = {
+  encode(message: ProcessLogLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.timestampMs !== 0) {
+      writer.uint32(8).int64(message.timestampMs);
+    }
+    if (message.level !== "") {
+      writer.uint32(18).string(message.level);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProcessLogLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProcessLogLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.timestampMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProcessLogLine {
+    return {
+      timestampMs: isSet(object.timestampMs)
+        ? globalThis.Number(object.timestampMs)
+        : isSet(object.timestamp_ms)
+        ? globalThis.Number(object.timestamp_ms)
+        : 0,
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: ProcessLogLine): unknown {
+    const obj: any = {};
+    if (message.timestampMs !== 0) {
+      obj.timestampMs = Math.round(message.timestampMs);
+    }
+    if (message.level !== "") {
+      obj.level = message.level;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProcessLogLine>, I>>(base?: I): ProcessLogLine {
+    return ProcessLogLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProcessLogLine>, I>>(object: I): ProcessLogLine {
+    const message = createBaseProcessLogLine();
+    message.timestampMs = object.timestampMs ?? 0;
+    message.level = object.level ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProcessLogsResponse(): GetProcessLogsResponse {
+  return { lines: [] };
+}
+
+export const GetProcessLogsResponse: MessageFns<GetProcessLogsResponse> = {
+  encode(message: GetProcessLogsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lines) {
+      ProcessLogLine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProcessLogsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProcessLogsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lines.push(ProcessLogLine.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProcessLogsResponse {
+    return {
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => ProcessLogLine.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetProcessLogsResponse): unknown {
+    const obj: any = {};
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => ProcessLogLine.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProcessLogsResponse>, I>>(base?: I): GetProcessLogsResponse {
+    return GetProcessLogsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProcessLogsResponse>, I>>(object: I): GetProcessLogsResponse {
+    const message = createBaseGetProcessLogsResponse();
+    message.lines = object.lines?.map((e) => ProcessLogLine.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Cluster administration beside ControllerService: autoscaler state and controller checkpoints. */
 export type ClusterServiceService = typeof ClusterServiceService;
 export const ClusterServiceService = {
@@ -1956,6 +2212,18 @@ export const ClusterServiceService = {
     responseSerialize: (value: ProfileChunk): Buffer => Buffer.from(ProfileChunk.encode(value).finish()),
     responseDeserialize: (value: Buffer): ProfileChunk => ProfileChunk.decode(value),
   },
+  /** The controller's own recent log lines (its warnings: failed ticks, checkpoints, reaped workers, …). */
+  getProcessLogs: {
+    path: "/iris.v1.ClusterService/GetProcessLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProcessLogsRequest): Buffer =>
+      Buffer.from(GetProcessLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProcessLogsRequest => GetProcessLogsRequest.decode(value),
+    responseSerialize: (value: GetProcessLogsResponse): Buffer =>
+      Buffer.from(GetProcessLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProcessLogsResponse => GetProcessLogsResponse.decode(value),
+  },
 } as const;
 
 export interface ClusterServiceServer extends UntypedServiceImplementation {
@@ -1966,6 +2234,8 @@ export interface ClusterServiceServer extends UntypedServiceImplementation {
   /** The controller process itself: resource use and versions, and a CPU profile or heap snapshot (admins only). */
   getProcessStatus: handleUnaryCall<GetProcessStatusRequest, ProcessStatus>;
   profileProcess: handleServerStreamingCall<ProfileProcessRequest, ProfileChunk>;
+  /** The controller's own recent log lines (its warnings: failed ticks, checkpoints, reaped workers, …). */
+  getProcessLogs: handleUnaryCall<GetProcessLogsRequest, GetProcessLogsResponse>;
 }
 
 export interface ClusterServiceClient extends Client {
@@ -2037,6 +2307,22 @@ export interface ClusterServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ProfileChunk>;
+  /** The controller's own recent log lines (its warnings: failed ticks, checkpoints, reaped workers, …). */
+  getProcessLogs(
+    request: GetProcessLogsRequest,
+    callback: (error: ServiceError | null, response: GetProcessLogsResponse) => void,
+  ): ClientUnaryCall;
+  getProcessLogs(
+    request: GetProcessLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProcessLogsResponse) => void,
+  ): ClientUnaryCall;
+  getProcessLogs(
+    request: GetProcessLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProcessLogsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ClusterServiceClient = makeGenericClientConstructor(
