@@ -5,7 +5,7 @@ import { OFFLINE_VALIDATION, PALOMA, defaultValidationSets } from './validation-
 
 describe('defaultValidationSets()', () => {
   it('makes one tokenize step per Paloma set, from one pinned download of the suite\'s validation files', () => {
-    const sets = defaultValidationSets('meta-llama/Meta-Llama-3.1-8B');
+    const sets = defaultValidationSets('meta-llama/Llama-3.1-8B@d04e592bb4f6aa9cfee91e2e20afa771667e1d4b');
     expect(Object.keys(sets)).toHaveLength(Object.keys(PALOMA.sets).length);
     const c4 = sets['paloma/c4_en'];
     expect(c4?.name).toBe('tokenized/paloma/c4_en');
