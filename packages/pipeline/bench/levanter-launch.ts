@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Entrypoint, ResourceConfig, createEnvironment, createLocalClient } from '@marin/fray';
 import { ensurePythonEnv } from '@marin/rigging';
-import { levanterLockPath } from '../src/assets.js';
+import { levanterJobScriptPath, levanterLockPath } from '../src/assets.js';
 import { levanterPythonEnv } from '../src/levanter/levanter-runtime.js';
 import { toLevanterYaml } from '../src/levanter/levanter-yaml.js';
 import { levanterMixtureSection } from '../src/steps/train/mixture-data.js';
@@ -75,7 +75,7 @@ async function direct(): Promise<number> {
   return seconds;
 }
 
-async function viaFray(): Promise<number> {
+async function viaFray(wrapped = false): Promise<number> {
   let resolveFirst: (s: number) => void = () => undefined;
   const first = new Promise<number>((resolve) => (resolveFirst = resolve));
   let started = 0;
@@ -91,7 +91,12 @@ async function viaFray(): Promise<number> {
   started = performance.now();
   const job = await client.submit({
     name: `levanter-launch-${Date.now()}`,
-    entrypoint: Entrypoint.fromBinary('python', args),
+    // `wrapped`: as the train step runs it, through the shipped levanter_job.py (output to a file, metrics
+    // file, and here --echo so its first line is seen).
+    entrypoint: Entrypoint.fromBinary(
+      'python',
+      wrapped ? [levanterJobScriptPath(), '--output-log', join(dir, `out-${Date.now()}.log`), '--metrics', join(dir, `metrics-${Date.now()}.jsonl`), '--echo', '--', ...args] : args,
+    ),
     resources: new ResourceConfig(),
     environment: createEnvironment({ envVars: env }),
     pythonEnv: levanterPythonEnv(),
@@ -105,11 +110,13 @@ async function viaFray(): Promise<number> {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const directTimes: number[] = [];
 const frayTimes: number[] = [];
+const wrappedTimes: number[] = [];
 try {
   await direct(); // warms the OS file cache of the environment, so neither side pays for it
   for (let i = 0; i < RUNS; i += 1) {
     directTimes.push(await direct());
     frayTimes.push(await viaFray());
+    wrappedTimes.push(await viaFray(true));
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
@@ -119,5 +126,6 @@ process.stdout.write(
   `levanter-launch: start to Levanter's first log line over ${RUNS} runs (warm environment; a mixture of 3 components and 2 validation sets; load average ${loadavg()[0]!.toFixed(1)}, ${availableParallelism()} cores):\n` +
     `  direct spawn   median ${median(directTimes).toFixed(2)} s  [${fmt(directTimes)}]\n` +
     `  Fray local job median ${median(frayTimes).toFixed(2)} s  [${fmt(frayTimes)}]\n` +
-    `  Fray overhead  ${((median(frayTimes) - median(directTimes)) * 1000).toFixed(0)} ms (median difference)\n`,
+    `  Fray local job through levanter_job.py (as train steps run) median ${median(wrappedTimes).toFixed(2)} s  [${fmt(wrappedTimes)}]\n` +
+    `  Fray overhead  ${((median(frayTimes) - median(directTimes)) * 1000).toFixed(0)} ms; with levanter_job.py ${((median(wrappedTimes) - median(directTimes)) * 1000).toFixed(0)} ms (median differences)\n`,
 );
