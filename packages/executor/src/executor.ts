@@ -5,7 +5,7 @@ import { InputName } from './dag/input-name.js';
 import { pathJoin } from './dag/path-join.js';
 import { ExecutorError } from './errors.js';
 import type { ExecutorLogger } from './logger.js';
-import { compileRunOnly } from './run/run-only.js';
+import { compileRunOnly, unmatchedPatternsError } from './run/run-only.js';
 import { explainSteps, formatPlan } from './plan/explain.js';
 import type { StepPlan } from './plan/explain.js';
 import { createProgressReporter } from './progress/progress-reporter.js';
@@ -13,7 +13,6 @@ import type { ProgressReporter, ProgressStream } from './progress/progress-repor
 import { stepProgress } from './progress/step-progress.js';
 import type { OutputLevel } from './progress/progress-mode.js';
 import { runReason } from './run/run-reason.js';
-import { unmatchedPatternsError } from './run/run-only.js';
 import { absolutePrefix } from './resolution/make-prefix-absolute.js';
 import { assertStorablePath } from './resolution/pseudo-filesystem.js';
 import { maxMirrorBudgetGb } from './resolution/max-mirror-budget.js';
