@@ -8,7 +8,7 @@ import { formatBytes } from '../client/sizes.js';
 import { IrisError } from '../errors.js';
 import { startLocalCluster } from '../local-cluster/local-cluster.js';
 import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
+import { controllerAnswers, irisHome, localClusterRecordPath, processAlive, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
 import type { LocalClusterRecord } from './cli-context.js';
 import type { ClusterConfig } from '../autoscaler/cluster-config.js';
 import type { GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
@@ -262,14 +262,7 @@ export async function clusterDashboardCommand(flags: { controller?: string; open
 export async function clusterStopCommand(io: CliIo): Promise<number> {
   const record = readLocalClusterRecord(io.env);
   if (!record) throw new IrisError('IRIS_NOT_FOUND', `no local cluster recorded in ${localClusterRecordPath(io.env)}`);
-  const alive = () => {
-    try {
-      process.kill(record.pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const alive = () => processAlive(record.pid);
   if (alive()) process.kill(record.pid, 'SIGTERM');
   if (!(await pollUntil(() => !alive(), { timeoutMs: 30_000, interval: 100 }))) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `local cluster pid ${record.pid} did not exit within 30 s`);
   rmSync(localClusterRecordPath(io.env), { force: true });

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { listCheckpoints, restoreCheckpoint } from '../checkpoint/controller-checkpoint.js';
 import { IrisError } from '../errors.js';
-import { readLocalClusterRecord } from './cli-context.js';
+import { processAlive, readLocalClusterRecord } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatTable } from './cli-format.js';
 
@@ -12,15 +12,6 @@ export interface RestoreCheckpointFlags {
   list?: boolean;
   checkpoint?: string;
   json?: boolean;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

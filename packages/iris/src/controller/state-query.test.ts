@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openControllerDatabase } from './database.js';
-import { queryState } from './state-query.js';
+import { QUERY_MAX_BYTES, queryState } from './state-query.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'iris-query-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,6 +28,14 @@ describe.each(['file', 'memory'])('queryState on a %s database', (kind) => {
     expect(r.rows).toHaveLength(2);
     expect(r.truncated).toBe(true);
   });
+
+  it('stops at the byte cap too, whatever the row cap', async () => {
+    const sql = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) SELECT i, printf('%.*c', 300000, 'x') FROM n`;
+    const r = await queryState(db, { sql, maxRows: 10_000, timeoutMs: 30_000 });
+    expect(r.truncated).toBe(true);
+    expect(r.rows.length).toBeLessThan(200);
+    expect(r.rows.join('').length).toBeLessThan(QUERY_MAX_BYTES + 400_000);
+  }, 60_000);
 
   it('refuses writes, several statements and bad SQL, and changes nothing', async () => {
     for (const sql of ["DELETE FROM meta WHERE key = 'q1'", "UPDATE meta SET value = 'x'", 'SELECT 1; DROP TABLE meta', 'SELEC nonsense', '  ', "ATTACH DATABASE 'x.db' AS x"]) {

@@ -12,6 +12,8 @@ export const QUERY_MAX_ROWS = 10_000;
 /** Deadline when the caller names none, and the longest a caller may ask for. */
 export const QUERY_DEFAULT_TIMEOUT_MS = 10_000;
 export const QUERY_MAX_TIMEOUT_MS = 60_000;
+/** A result stops growing past this much row text, whatever the row cap (rows of log lines are large). */
+export const QUERY_MAX_BYTES = 32 * 1024 * 1024;
 
 /** What a query returns: column names, rows as JSON arrays, and whether the cap cut it. */
 export interface StateQueryResult {
@@ -46,9 +48,12 @@ process.stdin.on('end', () => {
     db.exec('BEGIN');
     const rows = [];
     let truncated = false;
+    let bytes = 0;
     for (const row of stmt.raw(true).iterate()) {
-      if (rows.length === req.maxRows) { truncated = true; break; }
-      rows.push(JSON.stringify(row.map(value)));
+      if (rows.length === req.maxRows || bytes > req.maxBytes) { truncated = true; break; }
+      const text = JSON.stringify(row.map(value));
+      bytes += text.length;
+      rows.push(text);
     }
     db.exec('COMMIT');
     out({ columns: stmt.columns().map((c) => c.name), rows, truncated });
@@ -99,7 +104,7 @@ export async function queryState(db: ControllerDatabase, request: { sql: string;
           reject(new IrisError('IRIS_INTERNAL', `query process exited ${code}: ${err.trim().split('\n').at(-1) ?? ''}`));
         }
       });
-      child.stdin.end(JSON.stringify({ sqlite: sqliteModulePath(), path: copy ?? db.name, sql: request.sql, maxRows }));
+      child.stdin.end(JSON.stringify({ sqlite: sqliteModulePath(), path: copy ?? db.name, sql: request.sql, maxRows, maxBytes: QUERY_MAX_BYTES }));
     });
     if ('error' in reply) throw new IrisError('IRIS_INVALID_ARGUMENT', `query: ${reply.error}`);
     return { ...reply, elapsedMs: Date.now() - started };
