@@ -5,12 +5,14 @@
 // and its children's getrusage), which load from other processes on the machine inflates much less than
 // wall time. `--only ours` skips datatrove (for profiling with `node --cpu-prof`); `--map-task-mb 4` splits the
 // input into several map tasks, so normalize goes through its shuffle instead of its single-task path.
+// `--input DIR` keeps the generated input in DIR (generated there when missing) for later runs, so a
+// `node --cpu-prof` run of `--only ours` profiles normalize, not the generator.
 //
-//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N]
+//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N] [--input DIR]
 //
 // Needs the curation oracle environment (node tools/python-env/python-env.mjs packages/pipeline/python/curation.lock).
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,11 +37,28 @@ async function writeInputs(dir: string, mb: number): Promise<{ count: number; mb
   return { count: docs.length, mb: docs.reduce((n, d) => n + d.length, 0) / 1e6 };
 }
 
-const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, 'map-task-mb': { type: 'string' } } });
+/** The input kept in `dir` (written there first when missing; its counts in `<dir>.json`): its document count and MB of text. */
+async function keptInputs(dir: string, mb: number): Promise<{ count: number; mb: number }> {
+  const summary = `${dir.replace(/\/+$/, '')}.json`;
+  try {
+    return JSON.parse(await readFile(summary, 'utf8')) as { count: number; mb: number };
+  } catch {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    const written = await writeInputs(dir, mb);
+    await writeFile(summary, JSON.stringify(written));
+    return written;
+  }
+}
+
+const { values: args } = parseArgs({
+  options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, 'map-task-mb': { type: 'string' }, input: { type: 'string' } },
+});
 const dir = await mkdtemp(join(tmpdir(), 'bench-normalize-'));
 try {
   // the generated documents are dropped before measuring, so our process's GC does not walk them
-  const { count, mb } = await writeInputs(join(dir, 'in'), Number(args.mb));
+  const input = args.input ?? join(dir, 'in');
+  const { count, mb } = args.input === undefined ? await writeInputs(input, Number(args.mb)) : await keptInputs(input, Number(args.mb));
   const cores = cpus().length;
   console.log(`${count} documents, ${mb.toFixed(0)} MB of text; ${cores} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   let oursPerCpuSecond: number | null = null;
@@ -47,7 +66,7 @@ try {
     const start = performance.now();
     const cpu0 = process.cpuUsage();
     const result = await normalizeToParquet({
-      input_path: join(dir, 'in'),
+      input_path: input,
       output_path: join(dir, 'out'),
       max_parallelism: 1,
       target_partition_bytes: 16 * 1024 * 1024,
@@ -63,7 +82,7 @@ try {
     );
   }
   if (args.only !== 'ours') {
-    const r = spawnSync(await curationPython(), [join(import.meta.dirname, 'datatrove_exact_dedup.py'), join(dir, 'in'), join(dir, 'datatrove')], {
+    const r = spawnSync(await curationPython(), [join(import.meta.dirname, 'datatrove_exact_dedup.py'), input, join(dir, 'datatrove')], {
       encoding: 'utf8',
       env: { ...process.env, HF_HUB_OFFLINE: '1' },
     });

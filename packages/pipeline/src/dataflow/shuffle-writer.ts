@@ -44,7 +44,12 @@ export interface ShuffleMapOutput {
 
 /** The map side of a shuffle: route records to partitions; sorted runs are written as parquet files. */
 export interface ShuffleWriter {
-  add(partition: number, record: Record<string, unknown>): Promise<void>;
+  /**
+   * Buffers `record` for `partition`. Returns a promise only when the buffer passed `spillBytes` and runs
+   * are being written (await it before adding more); otherwise `undefined`, so a caller adding many
+   * records pays for no promise per record.
+   */
+  add(partition: number, record: Record<string, unknown>): Promise<void> | undefined;
   /** Writes what is still buffered and returns the files; put the result in the map task's result. */
   close(): Promise<ShuffleMapOutput>;
   /**
@@ -100,8 +105,16 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
     bytes[p] = 0;
   };
 
+  const spillLargest = async (): Promise<void> => {
+    while (total > spillBytes) {
+      let largest = 0;
+      for (let p = 1; p < bytes.length; p++) if ((bytes[p] ?? 0) > (bytes[largest] ?? 0)) largest = p;
+      await spill(largest);
+    }
+  };
+
   return {
-    async add(partition, record) {
+    add(partition, record) {
       if (!Number.isInteger(partition) || partition < 0 || partition >= options.numPartitions) {
         throw new RangeError(`partition ${partition} is outside [0, ${options.numPartitions})`);
       }
@@ -110,11 +123,7 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
       bytes[partition] = (bytes[partition] ?? 0) + b;
       total += b;
       records += 1;
-      while (total > spillBytes) {
-        let largest = 0;
-        for (let p = 1; p < bytes.length; p++) if ((bytes[p] ?? 0) > (bytes[largest] ?? 0)) largest = p;
-        await spill(largest);
-      }
+      return total > spillBytes ? spillLargest() : undefined;
     },
     async close() {
       for (let p = 0; p < options.numPartitions; p++) await spill(p);

@@ -9,7 +9,7 @@ import { parquetSchemaOf } from './parquet-schema.js';
 import { writePlainStringChunk } from './plain-string-column.js';
 import type { ChunkSink } from './plain-string-column.js';
 import type { ParquetColumnSpec } from './parquet-schema.js';
-import { requireZstd } from './zstd-binding.js';
+import { createZstdPageCompressor } from './zstd-binding.js';
 
 /** Options of {@link createParquetPartWriter}. */
 export interface ParquetPartWriterOptions {
@@ -43,8 +43,12 @@ export interface ParquetPartWriter extends AsyncDisposable {
   readonly url: string;
   /** Rows accepted so far. */
   readonly rows: number;
-  /** Buffers one record; cuts a row group (and writes it out) when the group is full. */
-  write(record: Record<string, unknown>): Promise<void>;
+  /**
+   * Buffers one record. Returns a promise only when the record filled a row group, which is then being
+   * written out (await it before writing more); otherwise `undefined`, so a caller writing many records
+   * pays for no promise per record. Awaiting the result is always correct.
+   */
+  write(record: Record<string, unknown>): Promise<void> | undefined;
   /** Writes the last row group and the footer and finishes the file, which then appears at `url`. */
   close(): Promise<ParquetPartResult>;
   /** Drops what was written; nothing appears at `url`. Does nothing once `close()` has started. */
@@ -77,7 +81,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   const rowGroupBytes = options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
   const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
   const level = options.zstdLevel ?? 1;
-  const zstd = options.codec === 'uncompressed' ? null : requireZstd('writing zstd parquet');
+  const zstd = options.codec === 'uncompressed' ? null : createZstdPageCompressor(level, 'writing zstd parquet');
   // Every rigging filesystem's write stream is atomic: the object appears at `url` only when the stream
   // finishes, and a destroyed stream leaves nothing behind.
   const stream: Writable = await createWriteStream(url);
@@ -112,7 +116,8 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     },
   };
   const codecName = options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD';
-  const compress = zstd === null ? null : (input: Uint8Array): Uint8Array => zstd.compress(input, { compressionLevel: level });
+  // hyparquet-writer keeps what its compressor returns, so its columns get a copy; writePlainStringChunk copies the transient frame itself
+  const compress = zstd === null ? null : (input: Uint8Array): Uint8Array => new Uint8Array(zstd.compressTransient(input));
   // REQUIRED plain UTF-8 columns (ids, texts) are written by writePlainStringChunk, the rest by hyparquet-writer
   const fast = columns.map((c) => c.type === 'string' && c.plain === true && c.nullable === false);
   const writer = new ParquetWriter({
@@ -146,7 +151,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     let fastBytes = 0;
     columns.forEach((c, i) => {
       if (!fast[i]) return;
-      const { chunk, uncompressedBytes } = writePlainStringChunk(sink, c.name, buffers[i] as (string | Uint8Array)[], codecName, compress);
+      const { chunk, uncompressedBytes } = writePlainStringChunk(sink, c.name, buffers[i] as (string | Uint8Array)[], codecName, zstd);
       fastChunks.set(c.name, chunk);
       fastBytes += uncompressedBytes;
     });
@@ -184,8 +189,8 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     get rows() {
       return rows;
     },
-    async write(record) {
-      if (state !== 'open') throw new Error(`parquet writer for ${url} is ${state}`);
+    write(record) {
+      if (state !== 'open') return Promise.reject(new Error(`parquet writer for ${url} is ${state}`));
       for (let i = 0; i < columns.length; i++) {
         const name = (columns[i] as ParquetColumnSpec).name;
         const v = (converters[i] as (typeof converters)[number])(record[name], name, url);
@@ -194,7 +199,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
       }
       buffered += 1;
       rows += 1;
-      if (bufferedBytes >= rowGroupBytes || buffered >= rowGroupRows) await flushGroup();
+      return bufferedBytes >= rowGroupBytes || buffered >= rowGroupRows ? flushGroup() : undefined;
     },
     async close() {
       if (state !== 'open') throw new Error(`parquet writer for ${url} is ${state}`);

@@ -2,7 +2,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { isUtf8 } from 'node:buffer';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compressors as jsCompressors } from 'hyparquet-compressors';
-import { optionalZstd } from './zstd-binding.js';
+import { optionalZstd, zstdDecompressKnownSize } from './zstd-binding.js';
 import { PipelineError } from '../errors.js';
 import { openParquetFile } from './parquet-file.js';
 import type { ParquetFile } from './parquet-file.js';
@@ -37,6 +37,26 @@ export async function* readParquetRecords(
   source: string | ParquetFile,
   options: ReadParquetOptions = {},
 ): AsyncGenerator<Record<string, unknown>> {
+  for await (const rows of readParquetRowGroups(source, options)) {
+    for (let i = 0; i < rows.length; i++) {
+      if ((i & 1023) === 0) options.signal?.throwIfAborted();
+      yield rows[i] as Record<string, unknown>;
+      rows[i] = EMPTY;
+    }
+  }
+}
+
+/**
+ * {@link readParquetRecords} one row group at a time: yields the records of each row group as one array
+ * (the caller owns it), for consumers that loop over records synchronously (one await per row group
+ * instead of one per record). Same options, order, values and errors.
+ *
+ * @throws {PipelineError} as {@link readParquetRecords}
+ */
+export async function* readParquetRowGroups(
+  source: string | ParquetFile,
+  options: ReadParquetOptions = {},
+): AsyncGenerator<Record<string, unknown>[]> {
   const file = typeof source === 'string' ? await openParquetFile(source) : source;
   try {
     const columns = options.columns === undefined ? undefined : [...options.columns];
@@ -88,11 +108,7 @@ export async function* readParquetRecords(
           details: { path: file.url, rowGroup: group.index },
         });
       }
-      for (let i = 0; i < rows.length; i++) {
-        if ((i & 1023) === 0) options.signal?.throwIfAborted();
-        yield rows[i] as Record<string, unknown>;
-        rows[i] = EMPTY;
-      }
+      yield rows;
     }
   } finally {
     if (typeof source === 'string') await file.close();
@@ -101,11 +117,12 @@ export async function* readParquetRecords(
 
 // Native codecs where Node or a dependency has them (zstd through zstd-napi when that optional peer is
 // installed, gzip and brotli through zlib): several times faster than the pure-JS ones; snappy and lz4
-// stay on hyparquet-compressors, and so does zstd without the peer.
+// stay on hyparquet-compressors, and so does zstd without the peer. zstd pages decompress through one
+// reused native context straight into a buffer of the size their header gives.
 const nativeZstd = optionalZstd();
 const compressors = {
   ...jsCompressors,
-  ...(nativeZstd === null ? {} : { ZSTD: (input: Uint8Array): Uint8Array => nativeZstd.decompress(input) }),
+  ...(nativeZstd === null ? {} : { ZSTD: zstdDecompressKnownSize }),
   GZIP: (input: Uint8Array): Uint8Array => gunzipSync(input),
   BROTLI: (input: Uint8Array): Uint8Array => brotliDecompressSync(input),
 };

@@ -1,6 +1,7 @@
 import type { ColumnChunk } from 'hyparquet';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import type { ByteWriter } from 'hyparquet-writer';
+import type { ZstdPageCompressor } from './zstd-binding.js';
 
 /** Uncompressed bytes per data page, as hyparquet-writer's default. */
 const PAGE_BYTES = 1 << 20;
@@ -17,7 +18,8 @@ export interface ChunkSink {
 /**
  * Writes one column chunk of a REQUIRED UTF-8 column, PLAIN encoded in data pages v2 of about 1 MiB:
  * each page is laid out once in a buffer of its exact size (strings encoded straight into it, UTF-8
- * bytes copied), compressed, and handed to the sink. hyparquet-writer does the same through growing
+ * bytes copied), then either compressed (through one reused scratch page and the compressor's reused
+ * output, the frame copied into the sink's buffer) or handed to the sink as it is. hyparquet-writer does the same through growing
  * buffers and several copies per page; for document texts this is most of a writer's cost apart from
  * compression. Returns the chunk's metadata for the footer.
  */
@@ -26,7 +28,7 @@ export function writePlainStringChunk(
   name: string,
   values: readonly (string | Uint8Array)[],
   codec: 'ZSTD' | 'UNCOMPRESSED',
-  compress: ((page: Uint8Array) => Uint8Array) | null,
+  zstd: ZstdPageCompressor | null,
 ): { chunk: ColumnChunk; uncompressedBytes: number } {
   const { bytes } = sink;
   const start = bytes.offset;
@@ -40,9 +42,9 @@ export function writePlainStringChunk(
       size += 4 + (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.byteLength);
       end += 1;
     }
-    // a compressed page is copied out by the compressor, so one scratch buffer serves every page
+    // a compressed page is read only by the compressor, so one scratch buffer serves every page
     let page: Buffer;
-    if (compress === null) page = Buffer.allocUnsafe(size);
+    if (zstd === null) page = Buffer.allocUnsafe(size);
     else {
       if (sink.scratch === null || sink.scratch.byteLength < size) sink.scratch = Buffer.allocUnsafe(Math.max(size, PAGE_BYTES + (PAGE_BYTES >> 2)));
       page = sink.scratch.subarray(0, size);
@@ -54,7 +56,7 @@ export function writePlainStringChunk(
       page.writeUInt32LE(len, at);
       at += 4 + len;
     }
-    const data = compress === null ? page : compress(page);
+    const data = zstd === null ? page : zstd.compressTransient(page);
     const headerStart = bytes.offset;
     writePageHeader(bytes, {
       type: 'DATA_PAGE_V2',
@@ -67,11 +69,12 @@ export function writePlainStringChunk(
         encoding: 'PLAIN',
         definition_levels_byte_length: 0,
         repetition_levels_byte_length: 0,
-        is_compressed: compress !== null,
+        is_compressed: zstd !== null,
       },
     });
     uncompressedBytes += bytes.offset - headerStart + size;
-    sink.appendOwned(data);
+    if (zstd === null) sink.appendOwned(data);
+    else bytes.appendBytes(data);
     first = end;
   }
   return {

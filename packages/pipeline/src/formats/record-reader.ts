@@ -2,7 +2,7 @@ import { readJsonlRecords } from '../documents/jsonl-records.js';
 import type { JsonlRecord } from '../documents/jsonl-records.js';
 import type { DatasetPart } from './dataset-part.js';
 import { recordFileFormat } from './input-format.js';
-import { readParquetRecords } from './parquet-records.js';
+import { readParquetRecords, readParquetRowGroups } from './parquet-records.js';
 
 /** Options of {@link readPartRecords}. */
 export interface ReadPartOptions {
@@ -32,6 +32,37 @@ export async function* readPartRecords(part: DatasetPart, options: ReadPartOptio
     return;
   }
   for await (const { record } of readJsonlRecords(part.url, options.signal === undefined ? {} : { signal: options.signal })) yield record;
+}
+
+/** Records per batch of a JSON-lines part in {@link readPartBatches}. */
+const JSONL_BATCH = 1024;
+
+/**
+ * {@link readPartRecords} in batches: a parquet part's records as one array per row group, a JSON-lines
+ * part's in arrays of up to 1,024 lines; the caller owns each array. For consumers that loop over records
+ * synchronously, with one await per batch instead of one per record. Same order, values and errors.
+ *
+ * @throws {PipelineError} as {@link readPartRecords}
+ */
+export async function* readPartBatches(part: DatasetPart, options: ReadPartOptions = {}): AsyncGenerator<Record<string, unknown>[]> {
+  if (part.format === 'parquet') {
+    yield* readParquetRowGroups(part.url, {
+      rowGroup: part.rowGroup ?? null,
+      ...(options.columns === undefined ? {} : { columns: options.columns }),
+      ...(options.utf8Columns === undefined ? {} : { utf8Columns: options.utf8Columns }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return;
+  }
+  let batch: Record<string, unknown>[] = [];
+  for await (const { record } of readJsonlRecords(part.url, options.signal === undefined ? {} : { signal: options.signal })) {
+    batch.push(record);
+    if (batch.length === JSONL_BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Zstd from 'zstd-napi';
+import type * as ZstdBinding from 'zstd-napi/binding.js';
 import { PipelineError } from '../errors.js';
 
 /**
@@ -9,6 +10,7 @@ import { PipelineError } from '../errors.js';
  */
 const require = createRequire(import.meta.url);
 let binding: typeof Zstd | null | undefined;
+let native: typeof ZstdBinding | undefined;
 
 /** The zstd-napi binding, or null when it is not installed. */
 export function optionalZstd(): typeof Zstd | null {
@@ -34,4 +36,57 @@ export function requireZstd(what: string): typeof Zstd {
     });
   }
   return zstd;
+}
+
+/** zstd-napi's low-level binding (contexts called with caller-owned buffers), once {@link requireZstd} succeeded. */
+function nativeBinding(): typeof ZstdBinding {
+  native ??= require('zstd-napi/binding.js') as typeof ZstdBinding;
+  return native;
+}
+
+/**
+ * A zstd page compressor for writers: one native context and one output buffer reused for every page,
+ * where zstd-napi's `compress()` creates a context (and allocates and frees its tables) and a
+ * bound-sized buffer per call, then copies the result out. Same frames as `compress(page, {
+ * compressionLevel })` (`ZSTD_compress2` with only the level set).
+ */
+export interface ZstdPageCompressor {
+  /** The compressed frame of `page`, in a buffer the compressor overwrites on its next call: copy it out first. */
+  compressTransient(page: Uint8Array): Uint8Array;
+}
+
+/**
+ * @throws {PipelineError} PIPELINE_UNSUPPORTED_FORMAT naming the install command when zstd-napi is missing
+ */
+export function createZstdPageCompressor(level: number, what: string): ZstdPageCompressor {
+  requireZstd(what);
+  const b = nativeBinding();
+  const cctx = new b.CCtx();
+  cctx.setParameter(b.CParameter.compressionLevel, level);
+  let out = Buffer.alloc(0);
+  return {
+    compressTransient(page) {
+      const bound = b.compressBound(page.byteLength);
+      if (out.byteLength < bound) out = Buffer.allocUnsafe(bound);
+      return out.subarray(0, cctx.compress2(out, page));
+    },
+  };
+}
+
+let dctx: ZstdBinding.DCtx | undefined;
+
+/**
+ * Decompresses zstd frames whose decompressed size is known (a parquet page's header gives it) into
+ * a new buffer of exactly that size, through one native context reused by every call (zstd-napi's
+ * `decompress()` creates a context per call and reads the frame header to size its output).
+ *
+ * @throws Error when the frame is corrupt or does not decompress to exactly `size` bytes
+ */
+export function zstdDecompressKnownSize(frame: Uint8Array, size: number): Uint8Array {
+  const b = nativeBinding();
+  dctx ??= new b.DCtx();
+  const out = Buffer.allocUnsafe(size);
+  const n = dctx.decompress(out, frame);
+  if (n !== size) throw new Error(`zstd frame decompressed to ${n} bytes, not the ${size} its page header gives`);
+  return out;
 }

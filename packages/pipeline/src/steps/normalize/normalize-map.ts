@@ -10,7 +10,7 @@ import { columnSpecOf, describeKind, kindOfParquetColumn, kindOfValue, mergeKind
 import type { ColumnKind } from '../../formats/column-kind.js';
 import type { DatasetPart } from '../../formats/dataset-part.js';
 import { openParquetFile } from '../../formats/parquet-file.js';
-import { readPartRecords } from '../../formats/record-reader.js';
+import { readPartBatches } from '../../formats/record-reader.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { compactWhitespace, generateIdOfUtf8, hasLongSpaceRunUtf8, isBlank, isBlankUtf8 } from './normalize-record.js';
 
@@ -173,68 +173,109 @@ export async function forEachNormalizedRecord(
   observer: ColumnObserver,
   emit: (id: string, text: Uint8Array, fields: Record<string, unknown>) => Promise<void> | void,
 ): Promise<void> {
-  const maxRun = args.max_whitespace_run_chars;
   const parquetSeen = new Set<string>();
-  let recordsIn = 0;
-  let empty = 0;
-  let compacted = 0;
+  const normalizer = new RecordNormalizer(args, observer, emit);
   for (const part of args.parts) {
     const isParquet = part.format === 'parquet';
     if (isParquet) await parquetKinds(part, args, observer, parquetSeen);
     // parquet texts come as their UTF-8 bytes: hashed and written as they are, decoded only to compact a long run
-    for await (const record of readPartRecords(part, isParquet ? { signal, utf8Columns: [args.text_field] } : { signal })) {
-      recordsIn += 1;
+    for await (const rows of readPartBatches(part, isParquet ? { signal, utf8Columns: [args.text_field] } : { signal })) {
+      // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
+      let next = 0;
+      while (next < rows.length) {
+        next = normalizer.run(rows, next, part.url, isParquet);
+        if (normalizer.pending !== undefined) {
+          await normalizer.pending;
+          normalizer.pending = undefined;
+        }
+      }
+    }
+  }
+  counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + normalizer.recordsIn;
+  counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + normalizer.empty;
+  counters[NORMALIZE_COUNTERS.compactedWhitespace] = (counters[NORMALIZE_COUNTERS.compactedWhitespace] ?? 0) + normalizer.compacted;
+}
+
+/** The synchronous part of {@link forEachNormalizedRecord}: Marin's record of each input record of a batch. */
+class RecordNormalizer {
+  recordsIn = 0;
+  empty = 0;
+  compacted = 0;
+  /** Set when `emit` returned a promise (a spill): await it before the next {@link run}. */
+  pending: Promise<void> | undefined = undefined;
+
+  constructor(
+    private readonly args: NormalizeRecordArgs,
+    private readonly observer: ColumnObserver,
+    private readonly emit: (id: string, text: Uint8Array, fields: Record<string, unknown>) => Promise<void> | void,
+  ) {}
+
+  /**
+   * Handles `rows` from index `from` until the end or until `emit` returns a promise (then left in
+   * {@link pending}); returns the index of the next row to handle. Handled rows are released from the array.
+   */
+  run(rows: Record<string, unknown>[], from: number, url: string, isParquet: boolean): number {
+    const { args, observer } = this;
+    const maxRun = args.max_whitespace_run_chars;
+    for (let i = from; i < rows.length; i++) {
+      const record = rows[i] as Record<string, unknown>;
+      rows[i] = RELEASED;
+      this.recordsIn += 1;
       const raw = record[args.text_field];
       let utf8: Uint8Array;
       if (raw instanceof Uint8Array) {
         if (isBlankUtf8(raw)) {
-          empty += 1;
+          this.empty += 1;
           continue;
         }
         if (hasLongSpaceRunUtf8(raw, maxRun)) {
           utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), maxRun));
-          compacted += 1;
+          this.compacted += 1;
         } else {
           utf8 = raw;
         }
       } else {
         if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
-          empty += 1;
+          this.empty += 1;
           continue;
         }
         if (typeof raw !== 'string') {
           throw new PipelineError(
             'PIPELINE_INPUT_INVALID',
-            `${part.url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
-            { details: { path: part.url, column: args.text_field } },
+            `${url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
+            { details: { path: url, column: args.text_field } },
           );
         }
         const text = compactWhitespace(raw, maxRun);
-        if (text !== raw) compacted += 1;
+        if (text !== raw) this.compacted += 1;
         utf8 = encoder.encode(text);
       }
       const fields: Record<string, unknown> = {};
       const sourceId = record[args.id_field];
       if (sourceId !== null && sourceId !== undefined) {
         fields['source_id'] = sourceId;
-        if (!isParquet) observer.see('source_id', kindOfValue(sourceId), part.url);
+        if (!isParquet) observer.see('source_id', kindOfValue(sourceId), url);
       }
       if (!args.bare) {
         for (const k in record) {
           if (k === args.id_field || k === args.text_field || k === 'id' || k === 'text' || k === 'source_id') continue;
           const v = record[k];
           fields[k] = v;
-          if (!isParquet) observer.see(k, kindOfValue(v), part.url);
+          if (!isParquet) observer.see(k, kindOfValue(v), url);
         }
       }
-      const pending = emit(generateIdOfUtf8(utf8), utf8, fields);
-      if (pending !== undefined) await pending;
+      const pending = this.emit(generateIdOfUtf8(utf8), utf8, fields);
+      if (pending !== undefined) {
+        this.pending = pending;
+        return i + 1;
+      }
     }
+    return rows.length;
   }
-  counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + recordsIn;
-  counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + empty;
-  counters[NORMALIZE_COUNTERS.compactedWhitespace] = (counters[NORMALIZE_COUNTERS.compactedWhitespace] ?? 0) + compacted;
 }
+
+// Handled rows are replaced by this in their batch, so the batch does not hold them twice.
+const RELEASED: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /**
  * A normalize map task: reads its parts, drops blank texts, builds Marin's record (`id` = xxh3-128 of the

@@ -4,6 +4,7 @@ import type { DataflowTaskArgs } from '../../dataflow/dataflow-task.js';
 import { decodeFields } from '../../dataflow/record-codec.js';
 import { readShufflePartition } from '../../dataflow/shuffle-reader.js';
 import { createParquetPartWriter } from '../../formats/parquet-part-writer.js';
+import type { ParquetPartWriter } from '../../formats/parquet-part-writer.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { NORMALIZE_COUNTERS } from './normalize-map.js';
 
@@ -41,26 +42,51 @@ export async function writeNormalizedShard(
   const options = { columns: args.columns, rowGroupBytes: args.row_group_bytes };
   await using main = await createParquetPartWriter(args.main_url, options);
   await using dups = await createParquetPartWriter(args.dups_url, options);
-  let prev: string | null = null;
-  let unique = 0;
-  let duplicate = 0;
   const exact = args.dedup_mode === 'exact';
-  for await (const r of records) {
-    const id = r['id'] as string;
-    const raw = r['fields'];
-    const record = { id, text: r['text'], ...(typeof raw === 'string' ? decodeFields(raw) : (raw as Record<string, unknown>)) };
-    if (exact && id === prev) {
-      duplicate += 1;
-      await dups.write(record);
-    } else {
-      unique += 1;
-      await main.write(record);
+  const shard = new ShardSplitter(exact, main, dups);
+  if (Symbol.iterator in records) {
+    // records still in memory: written synchronously, awaiting only a row group being written out
+    for (const r of records) {
+      const pending = shard.write(r);
+      if (pending !== undefined) await pending;
     }
-    prev = id;
+  } else {
+    for await (const r of records) {
+      const pending = shard.write(r);
+      if (pending !== undefined) await pending;
+    }
   }
+  const { unique, duplicate } = shard;
   await main.close();
   await dups.close();
   return { [NORMALIZE_COUNTERS.uniqueRecordsOut]: unique, [NORMALIZE_COUNTERS.duplicateRecordsOut]: duplicate };
+}
+
+/** Sends the first record of each id to the main part and the others to the dups part, counting both. */
+class ShardSplitter {
+  unique = 0;
+  duplicate = 0;
+  private prev: string | null = null;
+
+  constructor(
+    private readonly exact: boolean,
+    private readonly main: ParquetPartWriter,
+    private readonly dups: ParquetPartWriter,
+  ) {}
+
+  write(r: Record<string, unknown>): Promise<void> | undefined {
+    const id = r['id'] as string;
+    const raw = r['fields'];
+    const record = { id, text: r['text'], ...(typeof raw === 'string' ? decodeFields(raw) : (raw as Record<string, unknown>)) };
+    const duplicate = this.exact && id === this.prev;
+    this.prev = id;
+    if (duplicate) {
+      this.duplicate += 1;
+      return this.dups.write(record);
+    }
+    this.unique += 1;
+    return this.main.write(record);
+  }
 }
 
 /**

@@ -64,7 +64,9 @@ export const normalizeSingleTask = dataflowTask<NormalizeSingleArgs, NormalizeSi
   // SchemaElement values are JSON (names, enums, numbers), though not typed as such
   const columns = outputColumns([[...observer.columns.values()]]) as NormalizeReduceArgs['columns'];
   for (let shard = 0; shard < args.num_shards; shard++) {
-    const records = readShufflePartition({ files: output.files[shard] ?? [], sortKey: 'id', buffered: buffered[shard] ?? [], signal });
+    const files = output.files[shard] ?? [];
+    // a shard that never spilled is written straight from its sorted array
+    const records = files.length === 0 ? (buffered[shard] ?? []) : readShufflePartition({ files, sortKey: 'id', buffered: buffered[shard] ?? [], signal });
     buffered[shard] = [];
     const shardCounters = await writeNormalizedShard(records, {
       main_url: prefixJoin(args.main_dir, partFileName(shard, args.num_shards)),
