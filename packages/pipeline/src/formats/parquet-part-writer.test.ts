@@ -21,6 +21,38 @@ async function readAll(url: string): Promise<Record<string, unknown>[]> {
 }
 
 describe('writeParquetPart()', () => {
+  it('keeps every byte when writers run interleaved and reuse each other\'s output buffers', async () => {
+    // incompressible texts over many 1 MiB output buffers, written by two writers at once: a buffer reused
+    // before its bytes reached the file would show up as a corrupt page or a wrong text
+    let seed = 7;
+    const text = (n: number): string => {
+      const bytes = Buffer.allocUnsafe(n);
+      for (let i = 0; i < n; i++) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        bytes[i] = 0x21 + ((seed >>> 16) % 94);
+      }
+      return bytes.toString('latin1');
+    };
+    const rows = (k: number): { id: string; text: string; n: number }[] => Array.from({ length: 40 }, (_, i) => ({ id: `${k}-${i}`, text: text(80_000 + i), n: i }));
+    const columns = [
+      { name: 'id', type: 'string', nullable: false, plain: true },
+      { name: 'text', type: 'string', nullable: false, plain: true },
+      { name: 'n', type: 'int64' },
+    ] as const;
+    const a = rows(0);
+    const b = rows(1);
+    await using wa = await createParquetPartWriter(join(dir, 'a.parquet'), { columns: [...columns], rowGroupBytes: 2_000_000 });
+    await using wb = await createParquetPartWriter(join(dir, 'b.parquet'), { columns: [...columns], rowGroupBytes: 3_000_000 });
+    for (let i = 0; i < a.length; i++) {
+      await wa.write(a[i] as Record<string, unknown>);
+      await wb.write(b[i] as Record<string, unknown>);
+    }
+    await Promise.all([wa.close(), wb.close()]);
+    const back = async (name: string): Promise<unknown[]> => (await readAll(join(dir, name))).map((r) => ({ ...r, n: Number(r['n']) }));
+    expect(await back('a.parquet')).toEqual(a);
+    expect(await back('b.parquet')).toEqual(b);
+  }, 60_000);
+
   it('round-trips every value type, nulls included', async () => {
     const url = join(dir, 'p.parquet');
     const rows = [

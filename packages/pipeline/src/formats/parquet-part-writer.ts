@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { createWriteStream } from '@marin/rigging';
+import { createWriteStream, schemeOf } from '@marin/rigging';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { ColumnChunk, RowGroup } from 'hyparquet';
@@ -59,6 +59,20 @@ const DEFAULT_ROW_GROUP_BYTES = 64 * 1024 * 1024;
 const DEFAULT_ROW_GROUP_ROWS = 1_000_000;
 const CHUNK_BYTES = 1 << 20;
 
+// Output buffers of CHUNK_BYTES that every stream has finished writing, reused by the next writer
+// buffer instead of a fresh allocation (a part's output is otherwise allocated once more, and fresh
+// external memory drives V8's garbage collections). At most POOL_CHUNKS are kept.
+const POOL_CHUNKS = 8;
+const chunkPool: ArrayBuffer[] = [];
+
+function takeChunk(): ArrayBuffer {
+  return chunkPool.pop() ?? new ArrayBuffer(CHUNK_BYTES);
+}
+
+function recycleChunk(buffer: ArrayBuffer): void {
+  if (buffer.byteLength === CHUNK_BYTES && chunkPool.length < POOL_CHUNKS) chunkPool.push(buffer);
+}
+
 function valueBytes(v: unknown): number {
   if (typeof v === 'string') return v.length + 4;
   if (v === null || v === undefined) return 1;
@@ -89,19 +103,41 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   stream.on('error', (e) => {
     streamError = e;
   });
-  const bytes = new ByteWriter(CHUNK_BYTES);
+  const bytes = new ByteWriter(0);
+  bytes.buffer = takeChunk();
+  bytes.view = new DataView(bytes.buffer);
   // Written bytes are set aside as views (never overwritten) instead of growing one buffer to the row
   // group's size (hyparquet-writer's ByteWriter doubles and copies), and streamed out after each row group.
   const chunks: Uint8Array[] = [];
   let segmentStart = 0;
   const cutSegment = (): void => {
-    if (bytes.index > segmentStart) chunks.push(new Uint8Array(bytes.buffer, segmentStart, bytes.index - segmentStart));
+    if (bytes.index > segmentStart) {
+      chunks.push(new Uint8Array(bytes.buffer, segmentStart, bytes.index - segmentStart));
+      if (recycles) inFlight.set(bytes.buffer, (inFlight.get(bytes.buffer) ?? 0) + 1);
+    }
     segmentStart = bytes.index;
+  };
+  // A full buffer goes back to the shared pool once every segment cut from it has been written: only for
+  // local files, whose stream calls back once the bytes are in the file (an object store's upload stream
+  // may call back while it still holds the chunk).
+  const recycles = schemeOf(url) === null || schemeOf(url) === 'file';
+  const inFlight = new Map<ArrayBuffer, number>();
+  const retired = new Set<ArrayBuffer>();
+  const released = (buffer: ArrayBufferLike): void => {
+    const n = (inFlight.get(buffer as ArrayBuffer) ?? 0) - 1;
+    if (n > 0) {
+      inFlight.set(buffer as ArrayBuffer, n);
+      return;
+    }
+    inFlight.delete(buffer as ArrayBuffer);
+    if (retired.delete(buffer as ArrayBuffer)) recycleChunk(buffer as ArrayBuffer);
   };
   bytes.ensure = (size: number): void => {
     if (bytes.index + size <= bytes.buffer.byteLength) return;
     cutSegment();
-    bytes.buffer = new ArrayBuffer(Math.max(CHUNK_BYTES, size));
+    if (inFlight.has(bytes.buffer)) retired.add(bytes.buffer);
+    else if (recycles) recycleChunk(bytes.buffer);
+    bytes.buffer = size <= CHUNK_BYTES ? takeChunk() : new ArrayBuffer(size);
     bytes.view = new DataView(bytes.buffer);
     bytes.index = 0;
     segmentStart = 0;
@@ -141,7 +177,7 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     if (streamError !== null) throw streamError;
     cutSegment();
     let ok = true;
-    for (const chunk of chunks.splice(0)) ok = stream.write(chunk);
+    for (const chunk of chunks.splice(0)) ok = recycles ? stream.write(chunk, () => released(chunk.buffer)) : stream.write(chunk);
     if (!ok) await once(stream, 'drain');
   };
   const flushGroup = async (): Promise<void> => {
@@ -212,6 +248,8 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
         await once(stream, 'finish');
         if (streamError !== null) throw streamError;
         state = 'closed';
+        // every write has called back: the last buffer is free too
+        if (recycles && inFlight.size === 0) recycleChunk(bytes.buffer);
         return { url, rows, rowGroups: rowGroupCount, bytes: bytes.offset };
       } catch (e) {
         state = 'open';
