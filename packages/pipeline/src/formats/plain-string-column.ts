@@ -35,13 +35,8 @@ export function writePlainStringChunk(
   let uncompressedBytes = 0;
   let first = 0;
   while (first < values.length) {
-    let size = 0;
-    let end = first;
-    while (end < values.length && (end === first || size < PAGE_BYTES)) {
-      const v = values[end] as string | Uint8Array;
-      size += 4 + (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.byteLength);
-      end += 1;
-    }
+    const end = pageEnd(values, first);
+    const size = plainBytes(values, first, end);
     // a compressed page is read only by the compressor, so one scratch buffer serves every page
     let page: Buffer;
     if (zstd === null) page = Buffer.allocUnsafe(size);
@@ -49,13 +44,7 @@ export function writePlainStringChunk(
       if (sink.scratch === null || sink.scratch.byteLength < size) sink.scratch = Buffer.allocUnsafe(Math.max(size, PAGE_BYTES + (PAGE_BYTES >> 2)));
       page = sink.scratch.subarray(0, size);
     }
-    let at = 0;
-    for (let i = first; i < end; i++) {
-      const v = values[i] as string | Uint8Array;
-      const len = typeof v === 'string' ? page.write(v, at + 4, 'utf8') : (page.set(v, at + 4), v.byteLength);
-      page.writeUInt32LE(len, at);
-      at += 4 + len;
-    }
+    fillPlainPage(page, values, first, end);
     const data = zstd === null ? page : zstd.compressTransient(page);
     const headerStart = bytes.offset;
     writePageHeader(bytes, {
@@ -93,4 +82,48 @@ export function writePlainStringChunk(
     },
     uncompressedBytes,
   };
+}
+
+// The per-value loops are small functions of their own, so the engine optimizes them alone (and once)
+// instead of recompiling the whole chunk writer around a hot loop.
+
+/** The end of the page starting at value `first`: values are added until the page reaches PAGE_BYTES. */
+function pageEnd(values: readonly (string | Uint8Array)[], first: number): number {
+  let size = 0;
+  let end = first;
+  while (end < values.length && (end === first || size < PAGE_BYTES)) {
+    size += 4 + valueByteLength(values[end] as string | Uint8Array);
+    end += 1;
+  }
+  return end;
+}
+
+/** PLAIN bytes of values `first` to `end` (exclusive): a 4-byte length and the UTF-8 bytes each. */
+function plainBytes(values: readonly (string | Uint8Array)[], first: number, end: number): number {
+  let size = 0;
+  for (let i = first; i < end; i++) size += 4 + valueByteLength(values[i] as string | Uint8Array);
+  return size;
+}
+
+function valueByteLength(v: string | Uint8Array): number {
+  return typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.byteLength;
+}
+
+/** Lays values `first` to `end` out PLAIN in `page`, which has exactly their size. */
+function fillPlainPage(page: Buffer, values: readonly (string | Uint8Array)[], first: number, end: number): void {
+  let at = 0;
+  for (let i = first; i < end; i++) {
+    const v = values[i] as string | Uint8Array;
+    let len: number;
+    if (typeof v === 'string') len = page.write(v, at + 4, 'utf8');
+    else {
+      page.set(v, at + 4);
+      len = v.byteLength;
+    }
+    page[at] = len & 0xff;
+    page[at + 1] = (len >>> 8) & 0xff;
+    page[at + 2] = (len >>> 16) & 0xff;
+    page[at + 3] = len >>> 24;
+    at += 4 + len;
+  }
 }
