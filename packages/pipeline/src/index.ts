@@ -15,11 +15,11 @@ export type { DatasetPart, JsonlCompression, PartFormat } from './formats/datase
 export { RECORD_FILE_EXTENSIONS, recordFileFormat } from './formats/input-format.js';
 export type { RecordFileFormat } from './formats/input-format.js';
 export { listDatasetParts, listRecordFiles } from './formats/dataset-parts.js';
-export { readPartRecords } from './formats/record-reader.js';
+export { readPartBatches, readPartRecords } from './formats/record-reader.js';
 export type { ReadPartOptions } from './formats/record-reader.js';
 export { openParquetFile } from './formats/parquet-file.js';
 export type { ParquetFile, ParquetRowGroupInfo } from './formats/parquet-file.js';
-export { readParquetRecords } from './formats/parquet-records.js';
+export { readParquetRecords, readParquetRowGroups } from './formats/parquet-records.js';
 export type { ReadParquetOptions } from './formats/parquet-records.js';
 export { parquetSchemaOf, schemaElementsOf } from './formats/parquet-schema.js';
 export type { ParquetColumnSpec, ParquetValueType } from './formats/parquet-schema.js';
