@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { BundleCache } from '../src/bundle/bundle-cache.js';
 import { createBundle } from '../src/bundle/create-bundle.js';
 import { EnvironmentCache } from '../src/bundle/environment-cache.js';
-import { buildSetupCommands } from '../src/bundle/setup-commands.js';
+import { buildSetupCommands } from '../src/core/setup-commands.js';
 import { TaskState } from '../src/gen/iris/v1/types.js';
 import type { RunTaskRequest } from '../src/gen/iris/v1/types.js';
 import type { AttemptObservation } from '../src/gen/iris/v1/worker.js';

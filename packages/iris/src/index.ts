@@ -14,7 +14,22 @@
  * ```
  */
 // Everything `@marin/iris/core` exports (errors, TPU table, sizes, constraints, task context), then the rest.
-export * from './core/index.js';
+export { IrisError, IRIS_ERROR_CODE_METADATA_KEY, IRIS_ERROR_GRPC_STATUS } from './errors.js';
+export type { IrisErrorCode } from './errors.js';
+export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, tpuVariantName } from './core/tpu-topology.js';
+export type { TpuFamily, TpuTopology } from './core/tpu-topology.js';
+export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './core/tpu-replicas.js';
+export type { ReplicaPlan } from './core/tpu-replicas.js';
+export { CANONICAL_CONSTRAINT_KEYS, KNOWN_GPU_VARIANTS, canonicalGpuVariant, deriveDeviceConstraints, mergeConstraints } from './scheduler/device-constraints.js';
+export type { ConstraintSources } from './scheduler/device-constraints.js';
+export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
+export { coresToMillicores, formatBytes, parseSize } from './core/sizes.js';
+export { irisContext } from './core/iris-context.js';
+export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from './core/python-env-failure.js';
+export type { PythonEnvBuildFailure } from './core/python-env-failure.js';
+export type { IrisTaskContext } from './core/iris-context.js';
+export { buildSetupCommands, SetupOptionsSchema } from './core/setup-commands.js';
+export type { SetupOptions } from './core/setup-commands.js';
 export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
 export type { BundleRef, ExecEvent, IrisClient, IrisClientOptions } from './client/iris-client.js';
 export type { ApiKeyInfo, AuditEntry, WhoAmI } from './client/identity-types.js';

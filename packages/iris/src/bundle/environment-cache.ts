@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AttemptProcess } from '../worker/attempt-process.js';
-import { isDependencyStep } from './setup-commands.js';
+import { isDependencyStep } from '../core/setup-commands.js';
 import { copyTree, linkTreePath } from './tree-copy.js';
 
 /** Options of {@link EnvironmentCache}. */

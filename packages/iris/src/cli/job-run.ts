@@ -6,7 +6,7 @@ import type { JobInfo } from '../client/job-types.js';
 import { TERMINAL_JOB_STATES } from '../client/job-types.js';
 import { IrisError } from '../errors.js';
 import type { LocalClusterHandle } from '../local-cluster/local-cluster.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { connectController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { explainControllerError } from './cli-errors.js';
@@ -107,7 +107,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
       bundle = null;
     } else if (!inTask) {
       bundle = 'workspace';
-      const { buildSetupCommands } = await import('../bundle/setup-commands.js');
+      const { buildSetupCommands } = await import('../core/setup-commands.js');
       spec.entrypoint = { run: spec.command!, setup: buildSetupCommands({ bundleRoot: workspaceRoot(), dependencyGroups: spec.dependencyGroups ?? [] }) };
       delete spec.command;
     }

@@ -1,8 +1,8 @@
 import { IrisError } from '../errors.js';
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ExistingJobPolicy, JobState, StopReason, TaskState } from '../gen/iris/v1/types.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { planReplicas } from '../tpu/tpu-replicas.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
+import { planReplicas } from '../core/tpu-replicas.js';
 import { parseJobName, taskIdOf } from './job-names.js';
 import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
 import { constraintFromProto, constraintToProto } from './constraint-proto.js';

@@ -7,7 +7,7 @@ import type { IrisClient } from '../client/iris-client.js';
 import { startController } from '../controller/controller.js';
 import type { ControllerHandle } from '../controller/controller.js';
 import { IrisError } from '../errors.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { startWorker } from '../worker/worker-daemon.js';
 import type { WorkerHandle } from '../worker/worker-daemon.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import type { WorkerOptions } from '../worker/worker-options.js';
 import { sliceAttributes } from './platform.js';
 import type { SliceRequest } from './platform.js';

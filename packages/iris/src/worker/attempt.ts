@@ -13,7 +13,7 @@ import type { ResourceUsage } from './resource-usage.js';
 import { EMPTY_USAGE } from './resource-usage.js';
 import type { RunningRecords } from './running-records.js';
 import { buildTaskEnv } from './task-env.js';
-import { PYTHON_ENV_BUILD_FAILED_EXIT_CODE } from '../client/python-env-failure.js';
+import { PYTHON_ENV_BUILD_FAILED_EXIT_CODE } from '../core/python-env-failure.js';
 import { activatePythonEnv, prepareTaskPythonEnv } from './task-python-env.js';
 import { failureLineOf, withCause } from './failure-line.js';
 

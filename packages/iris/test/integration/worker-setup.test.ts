@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EnvironmentCache } from '../../src/bundle/environment-cache.js';
-import { buildSetupCommands } from '../../src/bundle/setup-commands.js';
+import { buildSetupCommands } from '../../src/core/setup-commands.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { IrisError } from '../errors.js';
-import type { Coscheduling, DeviceSpec } from '../scheduler/types.js';
+import type { Coscheduling, DeviceSpec } from './device-spec.js';
 import { getTpuTopology } from './tpu-topology.js';
 
 /** Jobs asking for more tasks than this are FAILED at submit with no tasks (Marin behaviour). */
