@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The import graph between the folders of src/ (a file directly in src/ counts as its own folder:
-// `errors` at the bottom, `index` the package barrel at the top):
+// `./errors` at the bottom, the entry barrels `./core` and `./index` at the top):
 // prints the folder pairs that import each other and, given the layer order (LAYERS below, lowest
 // first), the imports that point up it. `node scripts/folder-graph.mjs --check` exits 1 on either.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
 /** The layer order of src/, lowest first: a folder imports only folders before it (or its own). */
-export const LAYERS = ['gen', 'errors', 'internal', 'core', 'auth', 'wire', 'bundle', 'scheduler', 'controller', 'dashboard', 'worker', 'autoscaler', 'client', 'checkpoint', 'cluster', 'testing', 'cli', 'index'];
+export const LAYERS = ['gen', './errors', 'internal', 'core', 'auth', 'scheduler', 'wire', 'bundle', 'controller', 'dashboard', 'checkpoint', 'autoscaler', 'worker', 'client', 'cluster', 'testing', 'cli', './core', './index'];;
 
 function* sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -22,7 +22,7 @@ function* sourceFiles(dir) {
 
 function folderOf(file) {
   const rel = relative(src, file).split('/');
-  return rel.length === 1 ? rel[0].replace(/\.(tsx?|js)$/, '') : rel[0];
+  return rel.length === 1 ? `./${rel[0].replace(/\.(tsx?|js)$/, '')}` : rel[0];
 }
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;

@@ -32,11 +32,11 @@ export { buildSetupCommands, SetupOptionsSchema } from './core/setup-commands.js
 export type { SetupOptions } from './core/setup-commands.js';
 export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
 export type { BundleRef, ExecEvent, IrisClient, IrisClientOptions } from './client/iris-client.js';
-export type { ApiKeyInfo, AuditEntry, WhoAmI } from './client/identity-types.js';
+export type { ApiKeyInfo, AuditEntry, WhoAmI } from './wire/identity-views.js';
 export type { AuthMode, CallerRole, UserRole } from './auth/identity.js';
 export { JobSpecSchema, defaultUser, resolveJobName } from './client/job-spec.js';
 export type { JobSpec } from './client/job-spec.js';
-export { TERMINAL_JOB_STATES } from './client/job-types.js';
+export { TERMINAL_JOB_STATES } from './core/job-types.js';
 export type {
   AttemptInfo,
   ClusterStatus,
@@ -55,7 +55,7 @@ export type {
   TaskState,
   UserBudget,
   WorkerInfo,
-} from './client/job-types.js';
+} from './core/job-types.js';
 export { ControllerOptionsSchema, IRIS_VERSION, startController } from './controller/controller.js';
 export type { ControllerHandle, ControllerOptions } from './controller/controller.js';
 export { parseJobName, taskIdOf } from './controller/job-names.js';

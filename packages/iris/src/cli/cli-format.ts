@@ -1,4 +1,4 @@
-import type { JobInfo, LogEntry } from '../client/job-types.js';
+import type { JobInfo, LogEntry } from '../core/job-types.js';
 import { formatBytes } from '../core/sizes.js';
 
 function hhmmss(ms: number): string {

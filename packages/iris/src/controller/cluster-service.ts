@@ -1,7 +1,7 @@
 import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
 import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
-import { grpcStatusOfError } from '../errors.js';
+import { grpcStatusOfError } from '../wire/grpc-errors.js';
 import type { ClusterServiceServer, GetAutoscalerStatusResponse, GetProcessLogsRequest, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
 import type { ProcessIntrospection } from './process-introspection.js';
 import { authorizeMethod } from './access-policy.js';

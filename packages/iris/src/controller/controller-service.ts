@@ -1,7 +1,8 @@
 import type { Metadata, sendUnaryData, ServerUnaryCall, ServerWritableStream, ServerReadableStream } from '@grpc/grpc-js';
-import { AUTHORIZATION_METADATA_KEY } from '../auth/token-auth.js';
+import { AUTHORIZATION_METADATA_KEY } from '../wire/token-auth.js';
 import type { CallerIdentity } from '../auth/identity.js';
-import { IrisError, grpcStatusOfError } from '../errors.js';
+import { IrisError } from '../errors.js';
+import { grpcStatusOfError } from '../wire/grpc-errors.js';
 import type { BundleChunk, ControllerServiceServer, ExecInTaskRequest, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
 import type { ExecOutput, JobState } from '../gen/iris/v1/types.js';
 import { authorizeMethod } from './access-policy.js';

@@ -4,7 +4,7 @@ import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-c
 import { claimReservations } from '../scheduler/reservation-claims.js';
 import type { ReservationEntryRequest } from '../scheduler/reservation-claims.js';
 import type { SchedulerWorker } from '../scheduler/types.js';
-import { constraintFromProto } from './constraint-proto.js';
+import { constraintFromProto } from '../wire/constraint-proto.js';
 import { recomputeJob } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import type { ControllerStore, JobRow } from './store.js';

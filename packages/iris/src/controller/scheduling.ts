@@ -1,7 +1,7 @@
 import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { WorkerMetadata } from '../gen/iris/v1/types.js';
-import { constraintFromProto } from './constraint-proto.js';
+import { constraintFromProto } from '../wire/constraint-proto.js';
 import { effectiveBand, resourceValue, userSpend } from '../scheduler/priority-band.js';
 import type { PriorityBand, UserBudgetLimits } from '../scheduler/priority-band.js';
 import { RESERVATION_ATTRIBUTE } from '../scheduler/job-candidates.js';

@@ -5,7 +5,7 @@ import { getTpuTopology } from '../core/tpu-topology.js';
 import { planReplicas } from '../core/tpu-replicas.js';
 import { parseJobName, taskIdOf } from './job-names.js';
 import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
-import { constraintFromProto, constraintToProto } from './constraint-proto.js';
+import { constraintFromProto, constraintToProto } from '../wire/constraint-proto.js';
 import { validateLaunchRequest } from './launch-request.js';
 import { deviceSpecOf } from './request-resources.js';
 import { resolveRequestedBand } from './priority-bands.js';

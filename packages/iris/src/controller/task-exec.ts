@@ -2,7 +2,7 @@ import { Metadata, credentials } from '@grpc/grpc-js';
 import type { ClientOptions, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
 import { actorName } from '../auth/identity.js';
 import type { CallerIdentity } from '../auth/identity.js';
-import { createAuthInterceptor } from '../auth/token-auth.js';
+import { createAuthInterceptor } from '../wire/token-auth.js';
 import { IrisError } from '../errors.js';
 import type { ExecInTaskRequest } from '../gen/iris/v1/controller.js';
 import { TaskState } from '../gen/iris/v1/types.js';

@@ -1,5 +1,5 @@
-import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../client/wire-views.js';
-import type { JobState } from '../client/job-types.js';
+import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../wire/proto-views.js';
+import type { JobState } from '../core/job-types.js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
 import { autoscalerStatusToWire } from '../controller/cluster-service.js';
 import type { ControllerState } from '../controller/controller-state.js';

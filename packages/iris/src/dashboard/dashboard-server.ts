@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jobStateFromProto, logEntryFromProto } from '../client/wire-views.js';
+import { jobStateFromProto, logEntryFromProto } from '../wire/proto-views.js';
 import { followLogEvents } from '../controller/log-follow.js';
 import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';

@@ -1,8 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { BundleCache } from '../bundle/bundle-cache.js';
-import type { EnvironmentCache } from '../bundle/environment-cache.js';
+import type { BundleCache } from './bundle-cache.js';
+import type { EnvironmentCache } from './environment-cache.js';
 import { IrisError } from '../errors.js';
 import { Constraint, StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { RunTaskRequest } from '../gen/iris/v1/types.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIrisClient } from '../../src/client/iris-client.js';
-import type { JobInfo } from '../../src/client/job-types.js';
+import type { JobInfo } from '../../src/core/job-types.js';
 import { startController } from '../../src/controller/controller.js';
 import { spawnIris } from './cli-process.js';
 import type { CliProcess } from './cli-process.js';

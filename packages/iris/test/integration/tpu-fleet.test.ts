@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
-import type { JobInfo } from '../../src/client/job-types.js';
+import type { JobInfo } from '../../src/core/job-types.js';
 import { startController } from '../../src/controller/controller.js';
 import type { ControllerHandle } from '../../src/controller/controller.js';
 import { spawnIris } from '../helpers/cli-process.js';

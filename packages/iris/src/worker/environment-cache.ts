@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AttemptProcess } from '../worker/attempt-process.js';
+import { AttemptProcess } from './attempt-process.js';
 import { isDependencyStep } from '../core/setup-commands.js';
-import { copyTree, linkTreePath } from './tree-copy.js';
+import { copyTree, linkTreePath } from '../bundle/tree-copy.js';
 
 /** Options of {@link EnvironmentCache}. */
 export interface EnvironmentCacheOptions {

@@ -1,5 +1,5 @@
-import { IrisError } from '../errors.js';
-import type { IrisErrorCode } from '../errors.js';
+import { IrisError } from '../../errors.js';
+import type { IrisErrorCode } from '../../errors.js';
 import {
   createNodeRequest,
   createQueuedResourceRequest,

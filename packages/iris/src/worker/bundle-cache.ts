@@ -2,8 +2,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { IrisError } from '../errors.js';
-import { extractBundleArchive } from './bundle-archive.js';
-import type { BundleLimits } from './bundle-limits.js';
+import { extractBundleArchive } from '../bundle/bundle-archive.js';
+import type { BundleLimits } from '../bundle/bundle-limits.js';
 
 /** Options of {@link BundleCache}. */
 export interface BundleCacheOptions {

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { getTpuTopology } from '../core/tpu-topology.js';
-import type { WorkerOptions } from '../worker/worker-options.js';
+import { getTpuTopology } from '../../core/tpu-topology.js';
+import type { WorkerOptions } from '../../worker/worker-options.js';
 import { sliceAttributes } from './platform.js';
 import type { SliceRequest } from './platform.js';
 
 /** The worker daemon entry next to this module: `src/worker/main.ts` from source, `dist/worker/main.js` when built. */
 export function workerEntry(): { readonly path: string; readonly fromSource: boolean; readonly packageRoot: string } {
-  const source = fileURLToPath(new URL('../worker/main.ts', import.meta.url));
-  if (existsSync(source)) return { path: source, fromSource: true, packageRoot: fileURLToPath(new URL('../..', import.meta.url)) };
+  const source = fileURLToPath(new URL('../../worker/main.ts', import.meta.url));
+  if (existsSync(source)) return { path: source, fromSource: true, packageRoot: fileURLToPath(new URL('../../..', import.meta.url)) };
   return { path: fileURLToPath(new URL('./worker/main.js', import.meta.url)), fromSource: false, packageRoot: fileURLToPath(new URL('..', import.meta.url)) };
 }
 

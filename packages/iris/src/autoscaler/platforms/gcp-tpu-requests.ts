@@ -1,4 +1,4 @@
-import { getTpuTopology } from '../core/tpu-topology.js';
+import { getTpuTopology } from '../../core/tpu-topology.js';
 import type { PlatformSlice, SliceRequest } from './platform.js';
 import { sliceWorkerOptions } from './worker-launch.js';
 

@@ -1,7 +1,7 @@
 import type { UserBudget as ProtoUserBudget, WorkerInfo as ProtoWorkerInfo } from '../gen/iris/v1/controller.js';
 import { JobState as ProtoJobState, LogSource as ProtoLogSource, PriorityBand as ProtoPriorityBand, TaskState as ProtoTaskState } from '../gen/iris/v1/types.js';
 import type { Endpoint as ProtoEndpoint, JobStatus, LogEntry as ProtoLogEntry, TaskStatus } from '../gen/iris/v1/types.js';
-import type { Endpoint, JobInfo, JobState, LogEntry, LogSource, PriorityBand, TaskInfo, TaskState, UserBudget, WorkerInfo } from './job-types.js';
+import type { Endpoint, JobInfo, JobState, LogEntry, LogSource, PriorityBand, TaskInfo, TaskState, UserBudget, WorkerInfo } from '../core/job-types.js';
 
 /** `JOB_STATE_RUNNING` → `RUNNING`. */
 export function jobStateFromProto(s: ProtoJobState): JobState {

@@ -1,5 +1,5 @@
-import type { ScaleGroupConfig } from '../autoscaler/cluster-config.js';
-import { getTpuTopology } from '../core/tpu-topology.js';
+import type { ScaleGroupConfig } from '../cluster-config.js';
+import { getTpuTopology } from '../../core/tpu-topology.js';
 
 /** What the autoscaler asks a platform to bring up. */
 export interface SliceRequest {

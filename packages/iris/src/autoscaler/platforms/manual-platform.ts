@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { pollUntil } from '@marin/rigging';
-import { IrisError } from '../errors.js';
+import { IrisError } from '../../errors.js';
 import type { Platform, PlatformSlice, SliceRequest } from './platform.js';
 import { vmCountOf } from './platform.js';
 import { sliceWorkerOptions } from './worker-launch.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScaleGroupSchema } from '../autoscaler/cluster-config.js';
+import { ScaleGroupSchema } from '../cluster-config.js';
 import { createGcpPlatform } from './gcp-platform.js';
 import { labelValue, nodeStatus, ownedSlice, queuedResourceStatus } from './gcp-tpu-requests.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { IrisError } from '../errors.js';
+import { IrisError } from '../../errors.js';
 import type { Platform, PlatformSlice, SliceRequest } from './platform.js';
 import { vmCountOf } from './platform.js';
 import { sliceWorkerOptions, workerEntry } from './worker-launch.js';
