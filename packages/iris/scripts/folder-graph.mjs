@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
 /** The layer order of src/, lowest first: a folder imports only folders before it (or its own). */
-export const LAYERS = ['gen', './errors', 'internal', 'core', 'auth', 'scheduler', 'wire', 'bundle', 'controller', 'dashboard', 'checkpoint', 'autoscaler', 'worker', 'client', 'cluster', 'testing', 'cli', './core', './index'];;
+export const LAYERS = ['gen', './errors', 'internal', 'core', 'auth', 'scheduler', 'wire', 'bundle', 'controller/store', 'controller', 'controller/services', 'worker', 'autoscaler', 'dashboard', 'client', 'cluster', 'testing', 'cli', './core', './index'];;
 
 function* sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -22,7 +22,9 @@ function* sourceFiles(dir) {
 
 function folderOf(file) {
   const rel = relative(src, file).split('/');
-  return rel.length === 1 ? `./${rel[0].replace(/\.(tsx?|js)$/, '')}` : rel[0];
+  if (rel.length === 1) return `./${rel[0].replace(/\.(tsx?|js)$/, '')}`;
+  // A layered sub-folder (controller/store, controller/services) counts as a folder of its own.
+  return rel.length > 2 && LAYERS.includes(`${rel[0]}/${rel[1]}`) ? `${rel[0]}/${rel[1]}` : rel[0];
 }
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;

@@ -56,15 +56,15 @@ export type {
   UserBudget,
   WorkerInfo,
 } from './core/job-types.js';
-export { ControllerOptionsSchema, IRIS_VERSION, startController } from './controller/controller.js';
-export type { ControllerHandle, ControllerOptions } from './controller/controller.js';
-export { parseJobName, taskIdOf } from './controller/job-names.js';
-export type { JobName } from './controller/job-names.js';
-export { LocalClusterOptionsSchema, startLocalCluster } from './local-cluster/local-cluster.js';
-export { startCluster } from './autoscaler/cluster.js';
+export { ControllerOptionsSchema, IRIS_VERSION, startController } from './cluster/start-controller.js';
+export type { ControllerHandle, ControllerOptions } from './cluster/start-controller.js';
+export { parseJobName, taskIdOf } from './core/job-names.js';
+export type { JobName } from './core/job-names.js';
+export { LocalClusterOptionsSchema, startLocalCluster } from './cluster/local-cluster.js';
+export { startCluster } from './cluster/start-cluster.js';
 export { ClusterConfigSchema, loadClusterConfig, parseClusterConfig } from './autoscaler/cluster-config.js';
 export type { AutoscalerTimings, ClusterConfig, ClusterConfigInput, PlatformConfig, ScaleGroupConfig } from './autoscaler/cluster-config.js';
-export type { LocalClusterHandle, LocalClusterOptions } from './local-cluster/local-cluster.js';
+export type { LocalClusterHandle, LocalClusterOptions } from './cluster/local-cluster.js';
 export { scheduleTick } from './scheduler/schedule-tick.js';
 export { DEFAULT_MAX_ASSIGNMENTS_PER_WORKER, DEFAULT_MAX_BUILDING_TASKS } from './scheduler/capacity.js';
 export { PRIORITY_BANDS, effectiveBand, mayPreempt, resourceValue, userSpend } from './scheduler/priority-band.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { startController } from '../controller/controller.js';
+import { startController } from '../cluster/start-controller.js';
 import { parseSize } from '../core/sizes.js';
 import { IrisError } from '../errors.js';
 import { getTpuTopology } from '../core/tpu-topology.js';

@@ -4,7 +4,7 @@ import type { ListJobsRequest, ListJobsResponse } from '../gen/iris/v1/controlle
 import type { PriorityBand } from '../gen/iris/v1/types.js';
 import type { BudgetView, PendingInfo } from './scheduling.js';
 import { jobStatusOf } from './status-views.js';
-import type { ControllerStore, JobRow } from './store.js';
+import type { ControllerStore, JobRow } from './store/store.js';
 
 /** Orders `listJobs` can sort by. */
 export type JobSortKey = 'submitted' | 'id' | 'state' | 'user';

@@ -1,7 +1,7 @@
 import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../wire/proto-views.js';
 import type { JobState } from '../core/job-types.js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
-import { autoscalerStatusToWire } from '../controller/cluster-service.js';
+import { autoscalerStatusToWire } from '../controller/services/cluster-service.js';
 import type { ControllerState } from '../controller/controller-state.js';
 import type { JobSortKey } from '../controller/job-listing.js';
 import { workerInfos } from '../controller/status-views.js';

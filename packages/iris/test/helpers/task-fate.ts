@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { JobInfo } from '../../src/core/job-types.js';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { spawnIris } from './cli-process.js';
 import type { CliProcess } from './cli-process.js';
 import { eventually } from './gate.js';

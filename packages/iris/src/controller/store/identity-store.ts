@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { generateApiKey } from '../auth/api-keys.js';
-import type { UserRole } from '../auth/identity.js';
-import { IrisError } from '../errors.js';
-import { PriorityBand } from '../gen/iris/v1/types.js';
+import { generateApiKey } from '../../auth/api-keys.js';
+import type { UserRole } from '../../auth/identity.js';
+import { IrisError } from '../../errors.js';
+import { PriorityBand } from '../../gen/iris/v1/types.js';
 import type { ControllerDatabase } from './database.js';
-import { checkNameComponent } from './job-names.js';
+import { checkNameComponent } from '../../core/job-names.js';
 
 /** A `users` row. */
 export interface UserRow {

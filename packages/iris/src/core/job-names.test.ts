@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attemptNameOf, parseAttemptName, parseJobName, parseTaskId, taskIdOf } from './job-names.js';
-import { MAX_ATTEMPT_UID_RETRIES, mintAttemptUid, randomAttemptUid } from './attempt-uid.js';
+import { MAX_ATTEMPT_UID_RETRIES, mintAttemptUid, randomAttemptUid } from '../controller/attempt-uid.js';
 
 describe('job names', () => {
   it('render and parse /u/j, /u/j/0, /u/j/0:1', () => {

@@ -2,9 +2,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { verifyBundleArchive } from '../bundle/bundle-archive.js';
-import type { BundleLimits } from '../bundle/bundle-limits.js';
-import { IrisError } from '../errors.js';
+import { verifyBundleArchive } from '../../bundle/bundle-archive.js';
+import type { BundleLimits } from '../../bundle/bundle-limits.js';
+import { IrisError } from '../../errors.js';
 import type { ControllerDatabase } from './database.js';
 
 const BUNDLE_ID = /^[0-9a-f]{64}$/;

@@ -1,23 +1,23 @@
 import type { Metadata, sendUnaryData, ServerUnaryCall, ServerWritableStream, ServerReadableStream } from '@grpc/grpc-js';
-import { AUTHORIZATION_METADATA_KEY } from '../wire/token-auth.js';
-import type { CallerIdentity } from '../auth/identity.js';
-import { IrisError } from '../errors.js';
-import { grpcStatusOfError } from '../wire/grpc-errors.js';
-import type { BundleChunk, ControllerServiceServer, ExecInTaskRequest, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../gen/iris/v1/controller.js';
-import type { ExecOutput, JobState } from '../gen/iris/v1/types.js';
+import { AUTHORIZATION_METADATA_KEY } from '../../wire/token-auth.js';
+import type { CallerIdentity } from '../../auth/identity.js';
+import { IrisError } from '../../errors.js';
+import { grpcStatusOfError } from '../../wire/grpc-errors.js';
+import type { BundleChunk, ControllerServiceServer, ExecInTaskRequest, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../../gen/iris/v1/controller.js';
+import type { ExecOutput, JobState } from '../../gen/iris/v1/types.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
-import type { BundleStore, BundleUpload } from './bundle-store.js';
+import type { BundleStore, BundleUpload } from '../store/bundle-store.js';
 import type { CallerAuth } from './caller-auth.js';
 import { identityHandlers } from './identity-service.js';
-import type { IdentityStore } from './identity-store.js';
+import type { IdentityStore } from '../store/identity-store.js';
 import { guardedLaunch, guardedSetBudget, guardedTerminate, ownsEndpoint, ownsTask } from './guarded-actions.js';
-import type { ControllerState } from './controller-state.js';
-import { parseTaskId } from './job-names.js';
+import type { ControllerState } from '../controller-state.js';
+import { parseTaskId } from '../../core/job-names.js';
 import { followLogEvents } from './log-follow.js';
 import { execTarget, relayExec } from './task-exec.js';
-import { jobStateName } from './task-states.js';
-import { workerInfos } from './status-views.js';
+import { jobStateName } from '../../wire/task-states.js';
+import { workerInfos } from '../status-views.js';
 
 /** Bundles travel in chunks of at most this many bytes. */
 export const BUNDLE_CHUNK_BYTES = 1024 * 1024;

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
-import { startController } from '../controller/controller.js';
-import type { ControllerHandle, ControllerOptions } from '../controller/controller.js';
+import { startController } from './start-controller.js';
+import type { ControllerHandle, ControllerOptions } from './start-controller.js';
 import { IrisError } from '../errors.js';
-import { createGcpPlatform } from './platforms/gcp-platform.js';
-import { createLocalPlatform } from './platforms/local-platform.js';
-import { createManualPlatform } from './platforms/manual-platform.js';
-import type { Platform } from './platforms/platform.js';
-import { Autoscaler } from './autoscaler.js';
-import { platformNameOf } from './cluster-config.js';
-import type { ClusterConfig, PlatformConfig } from './cluster-config.js';
+import { createGcpPlatform } from '../autoscaler/platforms/gcp-platform.js';
+import { createLocalPlatform } from '../autoscaler/platforms/local-platform.js';
+import { createManualPlatform } from '../autoscaler/platforms/manual-platform.js';
+import type { Platform } from '../autoscaler/platforms/platform.js';
+import { Autoscaler } from '../autoscaler/autoscaler.js';
+import { platformNameOf } from '../autoscaler/cluster-config.js';
+import type { ClusterConfig, PlatformConfig } from '../autoscaler/cluster-config.js';
 
 function createPlatform(name: string, config: PlatformConfig, cluster: ClusterConfig): Platform {
   switch (config.kind) {

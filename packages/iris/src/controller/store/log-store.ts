@@ -1,8 +1,8 @@
-import type { LogQuery } from '../gen/iris/v1/controller.js';
-import type { LogEntry } from '../gen/iris/v1/types.js';
-import { IrisError } from '../errors.js';
+import type { LogQuery } from '../../gen/iris/v1/controller.js';
+import type { LogEntry } from '../../gen/iris/v1/types.js';
+import { IrisError } from '../../errors.js';
 import type { ControllerDatabase } from './database.js';
-import { parseTaskId } from './job-names.js';
+import { parseTaskId } from '../../core/job-names.js';
 
 /** Default and maximum `max_lines` of a log query. */
 export const DEFAULT_LOG_LINES = 1000;

@@ -1,17 +1,17 @@
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { ClientOptions, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
-import { actorName } from '../auth/identity.js';
-import type { CallerIdentity } from '../auth/identity.js';
-import { createAuthInterceptor } from '../wire/token-auth.js';
-import { IrisError } from '../errors.js';
-import type { ExecInTaskRequest } from '../gen/iris/v1/controller.js';
-import { TaskState } from '../gen/iris/v1/types.js';
-import type { ExecOutput } from '../gen/iris/v1/types.js';
-import { WorkerServiceClient } from '../gen/iris/v1/worker.js';
+import { actorName } from '../../auth/identity.js';
+import type { CallerIdentity } from '../../auth/identity.js';
+import { createAuthInterceptor } from '../../wire/token-auth.js';
+import { IrisError } from '../../errors.js';
+import type { ExecInTaskRequest } from '../../gen/iris/v1/controller.js';
+import { TaskState } from '../../gen/iris/v1/types.js';
+import type { ExecOutput } from '../../gen/iris/v1/types.js';
+import { WorkerServiceClient } from '../../gen/iris/v1/worker.js';
 import { authorizeJobOwner } from './access-policy.js';
-import type { ControllerState } from './controller-state.js';
-import type { IdentityStore } from './identity-store.js';
-import { taskStateName } from './task-states.js';
+import type { ControllerState } from '../controller-state.js';
+import type { IdentityStore } from '../store/identity-store.js';
+import { taskStateName } from '../../wire/task-states.js';
 
 /**
  * Where `ExecInTask` goes: the task's current attempt, which must be RUNNING, and its worker. Only

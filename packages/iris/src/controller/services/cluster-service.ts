@@ -1,20 +1,30 @@
 import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
-import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
-import type { CheckpointInfo } from '../checkpoint/controller-checkpoint.js';
-import { grpcStatusOfError } from '../wire/grpc-errors.js';
-import type { ClusterServiceServer, GetAutoscalerStatusResponse, GetProcessLogsRequest, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';
+import type { CheckpointInfo } from '../store/controller-checkpoint.js';
+import { grpcStatusOfError } from '../../wire/grpc-errors.js';
+import type { ClusterServiceServer, GetAutoscalerStatusResponse, ScaleGroupStatus, SliceStatus, UnmetDemandStatus, GetProcessLogsRequest, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../../gen/iris/v1/cluster.js';
 import type { ProcessIntrospection } from './process-introspection.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { CallerAuth } from './caller-auth.js';
 import { bearerOf } from './controller-service.js';
 
+/**
+ * What an attachment running beside the controller (the autoscaler) reports: its `AutoscalerStatus`
+ * satisfies this, so the controller needs no import of the autoscaler, which sits above it.
+ */
+export interface AttachmentStatus {
+  readonly evaluatedAtMs: number;
+  readonly groups: readonly Readonly<ScaleGroupStatus>[];
+  readonly slices: readonly Readonly<SliceStatus>[];
+  readonly unmet: readonly Readonly<UnmetDemandStatus>[];
+}
+
 /** What `ClusterService` reads. */
 export interface ClusterServiceDeps {
   /** Who each caller is. */
   readonly auth: CallerAuth;
   /** The autoscaler's status, when the controller runs one. */
-  readonly autoscalerStatus: () => AutoscalerStatus | undefined;
+  readonly autoscalerStatus: () => AttachmentStatus | undefined;
   /** Writes a checkpoint now; throws IRIS_FAILED_PRECONDITION without a remote state dir. */
   readonly checkpoint: () => Promise<CheckpointInfo>;
   /** A read-only query against a snapshot of the controller's database. */
@@ -38,7 +48,7 @@ function unary<TReq, TRes>(deps: ClusterServiceDeps, method: ControllerMethod, f
 }
 
 /** Converts the autoscaler status to its wire form. */
-export function autoscalerStatusToWire(status: AutoscalerStatus | undefined): GetAutoscalerStatusResponse {
+export function autoscalerStatusToWire(status: AttachmentStatus | undefined): GetAutoscalerStatusResponse {
   if (!status) return { enabled: false, groups: [], slices: [], unmet: [], evaluatedAtMs: 0 };
   return { enabled: true, groups: status.groups.map((g) => ({ ...g })), slices: status.slices.map((s) => ({ ...s })), unmet: status.unmet.map((u) => ({ ...u })), evaluatedAtMs: status.evaluatedAtMs };
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { IrisError } from '../errors.js';
-import { loadSqlite } from '../internal/native-deps.js';
+import { IrisError } from '../../errors.js';
+import { loadSqlite } from '../../internal/native-deps.js';
 import { MIGRATIONS } from './schema.js';
 
 /** An open controller database (better-sqlite3 handle). */

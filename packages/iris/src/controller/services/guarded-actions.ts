@@ -1,12 +1,12 @@
-import { actorName } from '../auth/identity.js';
-import type { CallerIdentity } from '../auth/identity.js';
-import { IrisError } from '../errors.js';
-import type { LaunchJobRequest, SetUserBudgetRequest, UserBudget } from '../gen/iris/v1/controller.js';
-import { PriorityBand } from '../gen/iris/v1/types.js';
+import { actorName } from '../../auth/identity.js';
+import type { CallerIdentity } from '../../auth/identity.js';
+import { IrisError } from '../../errors.js';
+import type { LaunchJobRequest, SetUserBudgetRequest, UserBudget } from '../../gen/iris/v1/controller.js';
+import { PriorityBand } from '../../gen/iris/v1/types.js';
 import { authorizeJobOwner, isRestricted } from './access-policy.js';
-import type { ControllerState } from './controller-state.js';
-import type { IdentityStore } from './identity-store.js';
-import { parseJobName } from './job-names.js';
+import type { ControllerState } from '../controller-state.js';
+import type { IdentityStore } from '../store/identity-store.js';
+import { parseJobName } from '../../core/job-names.js';
 
 /**
  * `LaunchJob` for a caller: with per-user keys the job's user is the caller's (the user part of

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
-import { JobState, StopReason, TaskState, WorkerMetadata } from '../gen/iris/v1/types.js';
+import { LaunchJobRequest } from '../../gen/iris/v1/controller.js';
+import { JobState, StopReason, TaskState, WorkerMetadata } from '../../gen/iris/v1/types.js';
 import type { ControllerDatabase } from './database.js';
 import { readMetaNumber, writeMetaNumber } from './database.js';
 

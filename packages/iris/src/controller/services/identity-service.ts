@@ -1,11 +1,11 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import { actorName } from '../auth/identity.js';
-import type { CallerIdentity, UserRole } from '../auth/identity.js';
-import { IrisError } from '../errors.js';
-import type { ApiKeyInfo, AuditEntry, ControllerServiceServer } from '../gen/iris/v1/controller.js';
+import { actorName } from '../../auth/identity.js';
+import type { CallerIdentity, UserRole } from '../../auth/identity.js';
+import { IrisError } from '../../errors.js';
+import type { ApiKeyInfo, AuditEntry, ControllerServiceServer } from '../../gen/iris/v1/controller.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { CallerAuth } from './caller-auth.js';
-import type { ApiKeyRow, IdentityStore } from './identity-store.js';
+import type { ApiKeyRow, IdentityStore } from '../store/identity-store.js';
 
 type IdentityMethod = 'whoAmI' | 'createApiKey' | 'listApiKeys' | 'revokeApiKey' | 'listAuditLog';
 type Req<M extends IdentityMethod> = Parameters<ControllerServiceServer[M]>[0]['request'];

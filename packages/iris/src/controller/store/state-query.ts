@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { IrisError } from '../errors.js';
-import { sqliteModulePath } from '../internal/native-deps.js';
+import { IrisError } from '../../errors.js';
+import { sqliteModulePath } from '../../internal/native-deps.js';
 import type { ControllerDatabase } from './database.js';
 
 /** Row cap when the caller names none, and the most a caller may ask for. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LogQuery } from '../gen/iris/v1/controller.js';
-import { LogSource } from '../gen/iris/v1/types.js';
-import type { LogEntry } from '../gen/iris/v1/types.js';
+import { LogQuery } from '../../gen/iris/v1/controller.js';
+import { LogSource } from '../../gen/iris/v1/types.js';
+import type { LogEntry } from '../../gen/iris/v1/types.js';
 import { openControllerDatabase } from './database.js';
 import type { ControllerDatabase } from './database.js';
 import { SqliteLogStore } from './log-store.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { IrisError } from '../errors.js';
-import type { RegisterEndpointRequest } from '../gen/iris/v1/controller.js';
-import type { Endpoint } from '../gen/iris/v1/types.js';
+import { IrisError } from '../../errors.js';
+import type { RegisterEndpointRequest } from '../../gen/iris/v1/controller.js';
+import type { Endpoint } from '../../gen/iris/v1/types.js';
 import type { ControllerDatabase } from './database.js';
-import { parseJobName, parseTaskId } from './job-names.js';
+import { parseJobName, parseTaskId } from '../../core/job-names.js';
 import type { ControllerStore } from './store.js';
-import { isTerminalTaskState } from './task-states.js';
+import { isTerminalTaskState } from '../../wire/task-states.js';
 
 interface EndpointRow {
   endpoint_id: string;

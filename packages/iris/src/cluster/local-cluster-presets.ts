@@ -1,5 +1,5 @@
-import { startController } from '../controller/controller.js';
-import type { ControllerHandle, ControllerOptions } from '../controller/controller.js';
+import { startController } from './start-controller.js';
+import type { ControllerHandle, ControllerOptions } from './start-controller.js';
 import { startLocalCluster } from './local-cluster.js';
 import type { LocalClusterHandle, LocalClusterOptions } from './local-cluster.js';
 

@@ -1,8 +1,8 @@
-import { IrisError } from '../errors.js';
-import type { FollowLogsResponse, LogQuery } from '../gen/iris/v1/controller.js';
-import { JobState } from '../gen/iris/v1/types.js';
-import type { ControllerState } from './controller-state.js';
-import { parseTaskId } from './job-names.js';
+import { IrisError } from '../../errors.js';
+import type { FollowLogsResponse, LogQuery } from '../../gen/iris/v1/controller.js';
+import { JobState } from '../../gen/iris/v1/types.js';
+import type { ControllerState } from '../controller-state.js';
+import { parseTaskId } from '../../core/job-names.js';
 
 /** How long a follower sleeps when no job change wakes it first. */
 const FOLLOW_POLL_MS = 1000;

@@ -1,8 +1,8 @@
 import { hostname, availableParallelism, loadavg } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { IrisError } from '../errors.js';
-import type { ProcessLogLine, ProcessStatus } from '../gen/iris/v1/cluster.js';
+import { IrisError } from '../../errors.js';
+import type { ProcessLogLine, ProcessStatus } from '../../gen/iris/v1/cluster.js';
 
 /** The longest CPU profile a caller may ask for, and the default. */
 export const PROFILE_MAX_MS = 120_000;

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ls, readBytes, rm, writeBytes } from '@marin/rigging';
-import type { ControllerDatabase } from '../controller/database.js';
-import { IrisError } from '../errors.js';
-import { loadSqlite, loadZstd } from '../internal/native-deps.js';
+import type { ControllerDatabase } from './database.js';
+import { IrisError } from '../../errors.js';
+import { loadSqlite, loadZstd } from '../../internal/native-deps.js';
 
 /** Checkpoints older than this are pruned after each new one. */
 export const CHECKPOINT_RETENTION_MS = 3 * 24 * 3600 * 1000;

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { API_KEY_PREFIX, JOB_TOKEN_PREFIX, apiKeyId, apiKeyMatches, mintJobToken, verifyJobToken } from '../auth/api-keys.js';
-import type { AuthMode, CallerIdentity } from '../auth/identity.js';
-import { IrisError } from '../errors.js';
-import type { IdentityStore } from './identity-store.js';
-import type { ControllerStore } from './store.js';
-import { isTerminalJobState } from './task-states.js';
+import { API_KEY_PREFIX, JOB_TOKEN_PREFIX, apiKeyId, apiKeyMatches, mintJobToken, verifyJobToken } from '../../auth/api-keys.js';
+import type { AuthMode, CallerIdentity } from '../../auth/identity.js';
+import { IrisError } from '../../errors.js';
+import type { IdentityStore } from '../store/identity-store.js';
+import type { ControllerStore } from '../store/store.js';
+import { isTerminalJobState } from '../../wire/task-states.js';
 
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();

@@ -1,6 +1,6 @@
-import type { CallerIdentity } from '../auth/identity.js';
-import { IrisError } from '../errors.js';
-import type { ControllerServiceServer } from '../gen/iris/v1/controller.js';
+import type { CallerIdentity } from '../../auth/identity.js';
+import { IrisError } from '../../errors.js';
+import type { ControllerServiceServer } from '../../gen/iris/v1/controller.js';
 
 /** An RPC of `ControllerService` or `ClusterService`, by its handler name. */
 export type ControllerMethod = keyof ControllerServiceServer | 'getAutoscalerStatus' | 'checkpointController' | 'queryState' | 'getProcessStatus' | 'profileProcess' | 'getProcessLogs';

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createStateHarness } from '../../test/helpers/controller-harness.js';
-import { openControllerDatabase } from './database.js';
+import { createStateHarness } from '../../../test/helpers/controller-harness.js';
+import { openControllerDatabase } from '../store/database.js';
 import { CallerAuth } from './caller-auth.js';
-import { IdentityStore } from './identity-store.js';
-import { MIGRATIONS } from './schema.js';
+import { IdentityStore } from '../store/identity-store.js';
+import { MIGRATIONS } from '../store/schema.js';
 
 function setup(mode: 'none' | 'shared-token' | 'api-keys') {
   const h = createStateHarness();
