@@ -13,6 +13,7 @@ import type { JobListQuery } from './job-listing.js';
 import { jobTree, killJob, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { SqliteLogStore } from './store/log-store.js';
+import { rootJobsFinishedBefore } from './store/queries.js';
 import type { LogStore } from './store/log-store.js';
 import { applyReconcileResponse, applySupervisorReport } from './observations.js';
 import { planDesiredAttempts } from './reconcile-planner.js';
@@ -189,10 +190,7 @@ export class ControllerState {
     let pruned = 0;
     this.mutate((ctx) => {
       const cutoff = ctx.now - retentionMs;
-      const rows = this.store.db
-        .prepare('SELECT job_id FROM jobs WHERE parent_id IS NULL AND finished_at_ms > 0 AND finished_at_ms < ?')
-        .all(cutoff) as { job_id: string }[];
-      for (const { job_id } of rows) {
+      for (const job_id of rootJobsFinishedBefore(this.store, cutoff)) {
         const tree = jobTree(this.store, job_id);
         if (!tree.every((j) => isTerminalJobState(j.state))) continue;
         for (const j of tree) this.store.deleteJob(j.job_id);

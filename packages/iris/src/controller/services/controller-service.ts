@@ -4,10 +4,11 @@ import type { CallerIdentity } from '../../auth/identity.js';
 import { IrisError } from '../../errors.js';
 import { grpcStatusOfError } from '../../wire/grpc-errors.js';
 import type { BundleChunk, ControllerServiceServer, ExecInTaskRequest, FetchBundleRequest, FollowLogsResponse, LogQuery, UploadBundleResponse } from '../../gen/iris/v1/controller.js';
-import type { ExecOutput, JobState } from '../../gen/iris/v1/types.js';
+import type { ExecOutput } from '../../gen/iris/v1/types.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { BundleStore, BundleUpload } from '../store/bundle-store.js';
+import { jobCountsByState } from '../store/queries.js';
 import type { CallerAuth } from './caller-auth.js';
 import { identityHandlers } from './identity-service.js';
 import type { IdentityStore } from '../store/identity-store.js';
@@ -151,7 +152,7 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
     fetchBundle: (call) => void fetchBundle(deps, call),
     getClusterStatus: unary(deps, 'getClusterStatus', () => {
       const counts: Record<string, number> = {};
-      const rows = state.store.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[];
+      const rows = jobCountsByState(state.store);
       for (const r of rows) counts[jobStateName(r.state)] = r.n;
       return { version: deps.version, startedAtMs: deps.startedAtMs, workerCount: state.store.workers().length, jobCounts: counts, dashboardUrl: deps.dashboardUrl ?? '' };
     }),

@@ -6,6 +6,7 @@ import { PriorityBand } from '../../gen/iris/v1/types.js';
 import { authorizeJobOwner, isRestricted } from './access-policy.js';
 import type { ControllerState } from '../controller-state.js';
 import type { IdentityStore } from '../store/identity-store.js';
+import { endpointTaskId } from '../store/queries.js';
 import { parseJobName } from '../../core/job-names.js';
 
 /**
@@ -67,7 +68,7 @@ export function ownsTask(state: ControllerState, identity: CallerIdentity, taskI
 
 /** Refuses removing another user's endpoint. @throws {IrisError} IRIS_PERMISSION_DENIED */
 export function ownsEndpoint(state: ControllerState, identity: CallerIdentity, endpointId: string): void {
-  const row = state.store.db.prepare('SELECT task_id FROM endpoints WHERE endpoint_id = ?').get(endpointId) as { task_id: string } | undefined;
-  const task = row ? state.store.task(row.task_id) : undefined;
+  const taskId = endpointTaskId(state.store, endpointId);
+  const task = taskId === undefined ? undefined : state.store.task(taskId);
   if (task) requireOwner(state, identity, task.job_id, `endpoint "${endpointId}"`);
 }
