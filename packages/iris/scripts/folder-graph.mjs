@@ -6,11 +6,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IRIS_LAYERS } from './layers.mjs';
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
-/** The layer order of src/, lowest first: a folder imports only folders before it (or its own). */
-export const LAYERS = ['gen', './errors', 'internal', 'core', 'auth', 'scheduler', 'wire', 'bundle', 'controller/store', 'controller', 'controller/services', 'worker', 'autoscaler', 'dashboard', 'client', 'cluster', 'testing', 'cli', './core', './index'];;
+/**
+ * The layer order of src/, lowest first: a folder imports only folders before it (or its own). The
+ * folders' order is the one lint enforces (IRIS_LAYERS, layers.mjs).
+ */
+export const LAYERS = ['gen', './errors', ...IRIS_LAYERS, './core', './index'];
 
 function* sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
