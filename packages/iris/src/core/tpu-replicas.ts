@@ -1,6 +1,7 @@
 import { IrisError } from '../errors.js';
 import type { Coscheduling, DeviceSpec } from './device-spec.js';
 import { getTpuTopology } from './tpu-topology.js';
+import type { TpuTopology } from './tpu-topology.js';
 
 /** Jobs asking for more tasks than this are FAILED at submit with no tasks (Marin behaviour). */
 export const MAX_REPLICAS_PER_JOB = 10_000;
@@ -30,9 +31,13 @@ export interface ReplicaPlan {
  *   multiple of the variant's `vm_count`
  */
 export function adjustTpuReplicas(device: DeviceSpec, replicas: number): number {
+  return adjustReplicas(device.kind === 'tpu' ? getTpuTopology(device.variant) : undefined, replicas);
+}
+
+/** {@link adjustTpuReplicas} for a resolved topology (undefined: not a TPU). */
+function adjustReplicas(topology: TpuTopology | undefined, replicas: number): number {
   const requested = replicas <= 0 ? 1 : Math.floor(replicas);
-  if (device.kind !== 'tpu') return requested;
-  const topology = getTpuTopology(device.variant);
+  if (topology === undefined) return requested;
   if (topology.vmCount === 1) return requested;
   if (requested === 1) return topology.vmCount;
   if (requested % topology.vmCount !== 0) {
@@ -54,10 +59,12 @@ export function adjustTpuReplicas(device: DeviceSpec, replicas: number): number 
  * @throws {IrisError} IRIS_INVALID_ARGUMENT if the TPU variant is unknown
  */
 export function resolveCoscheduling(device: DeviceSpec, replicas: number): Coscheduling | null {
-  if (device.kind === 'tpu') {
-    const topology = getTpuTopology(device.variant);
-    return topology.vmCount > 1 ? { groupBy: 'tpu-name', tasksPerGroup: topology.vmCount } : null;
-  }
+  return coschedulingOf(device, device.kind === 'tpu' ? getTpuTopology(device.variant) : undefined, replicas);
+}
+
+/** {@link resolveCoscheduling} with the TPU topology already resolved (undefined for other devices). */
+function coschedulingOf(device: DeviceSpec, topology: TpuTopology | undefined, replicas: number): Coscheduling | null {
+  if (topology !== undefined) return topology.vmCount > 1 ? { groupBy: 'tpu-name', tasksPerGroup: topology.vmCount } : null;
   if (device.kind === 'gpu' && replicas > 1) return { groupBy: 'pool', tasksPerGroup: 0 };
   return null;
 }
@@ -71,8 +78,10 @@ export function resolveCoscheduling(device: DeviceSpec, replicas: number): Cosch
  *   multiple of the variant's `vm_count`
  */
 export function planReplicas(device: DeviceSpec, replicas: number): ReplicaPlan {
-  const adjusted = adjustTpuReplicas(device, replicas);
-  const coscheduling = resolveCoscheduling(device, adjusted);
+  // The variant is normalized once for both rules.
+  const topology = device.kind === 'tpu' ? getTpuTopology(device.variant) : undefined;
+  const adjusted = adjustReplicas(topology, replicas);
+  const coscheduling = coschedulingOf(device, topology, adjusted);
   const sliceCount =
     coscheduling !== null && coscheduling.tasksPerGroup > 0 ? adjusted / coscheduling.tasksPerGroup : 1;
   const failure = adjusted > MAX_REPLICAS_PER_JOB ? `replicas ${adjusted} exceeds max ${MAX_REPLICAS_PER_JOB}` : null;
