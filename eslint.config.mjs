@@ -3,6 +3,7 @@
 import nx from '@nx/eslint-plugin';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import { IRIS_LAYERS } from './packages/iris/scripts/layers.mjs';
 
 const LIBRARIES = ['scope:rigging', 'scope:iris', 'scope:fray', 'scope:executor', 'scope:pipeline'];
 
@@ -46,6 +47,45 @@ function boundaries(arrows) {
   ];
 }
 
+// The layers of packages/iris/src, lowest first (IRIS_LAYERS): enforced by the blocks of irisLayerBlocks() below.
+const SIBLING_FILES = { regex: '^@marin/[^/]+/(src|dist)(/|$)', message: 'import the package entry point, not its files' };
+
+/** The relative-import patterns that reach `higher` from a file of `layer` (both from IRIS_LAYERS). */
+function irisImportPatterns(layer, higher) {
+  const [top, sub] = layer.split('/');
+  const [hTop, hSub] = higher.split('/');
+  if (hTop !== top) return [`^(\\.\\./)+${higher}/`];
+  if (sub === undefined) return [`^\\./${hSub}/`]; // the folder's own files reaching down into a layer above them
+  if (hSub === undefined) return ['^\\.\\./[^/]+$']; // a sub-layer reaching up into its folder's own files
+  return [`^\\.\\./${hSub}/`];
+}
+
+/** One block per iris layer forbidding relative imports of every layer above it. */
+function irisLayerBlocks() {
+  return IRIS_LAYERS.map((layer, i) => {
+    const higher = IRIS_LAYERS.slice(i + 1);
+    const subLayers = IRIS_LAYERS.filter((l) => l.startsWith(`${layer}/`));
+    return {
+      files: subLayers.length > 0 || layer.includes('/') ? [`packages/iris/src/${layer}/*.ts`] : [`packages/iris/src/${layer}/**`],
+      // A unit test may exercise the seam between two layers (a client spec checked by the controller).
+      ignores: ['packages/iris/src/**/*.test.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              SIBLING_FILES,
+              ...higher.flatMap((h) =>
+                irisImportPatterns(layer, h).map((regex) => ({ regex, message: `iris layers: ${layer}/ must not import ${h}/ (the order: packages/iris/scripts/layers.mjs)` })),
+              ),
+            ],
+          },
+        ],
+      },
+    };
+  });
+}
+
 const TS_AND_JS = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.js', '**/*.mjs'];
 const DEV_FILES = ['**/*.test.ts', '**/test/**', '**/bench/**', '**/*.config.ts'];
 
@@ -84,7 +124,7 @@ export default defineConfig(
       '@typescript-eslint/no-misused-new': 'error',
       '@typescript-eslint/prefer-namespace-keyword': 'error',
       // Sibling packages are reached through their exports map only.
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^@marin/[^/]+/(src|dist)(/|$)', message: 'import the package entry point, not its files' }] }],
+      'no-restricted-imports': ['error', { patterns: [SIBLING_FILES] }],
     },
   },
   {
@@ -101,11 +141,13 @@ export default defineConfig(
         'error',
         {
           patterns: [
-            { regex: '^@marin/[^/]+/(src|dist)(/|$)', message: 'import the package entry point, not its files' },
+            SIBLING_FILES,
             { regex: '(^|/)(main|cli)/[^/]+\\.js$', message: "the executor's core must not import its CLI layer (src/main, src/cli)" },
           ],
         },
       ],
     },
   },
+  // Inside iris, the folders of src/ are layers (IRIS_LAYERS): no import points up the order.
+  ...irisLayerBlocks(),
 );

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'core/index': 'src/core/index.ts', 'testing/index': 'src/testing/index.ts', 'cli/index': 'src/cli/index.ts' },
+  entry: { index: 'src/index.ts', 'core/index': 'src/core.ts', 'testing/index': 'src/testing/index.ts', 'cli/index': 'src/cli/index.ts' },
   format: ['esm'],
   dts: true,
   clean: true,

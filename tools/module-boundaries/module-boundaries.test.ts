@@ -41,4 +41,16 @@ describe('module boundaries', () => {
   it('accepts imports along the arrows', async () => {
     expect(await ruleIdsOf(eslint, 'packages/pipeline/src/imports-executor.ts')).toEqual([]);
   });
+
+  it("rejects an import up iris's layers (client/ importing controller/)", async () => {
+    expect(await ruleIdsOf(eslint, 'packages/iris/src/client/imports-controller.ts')).toEqual(['no-restricted-imports']);
+  });
+
+  it("rejects the controller's store importing its services or its state machine", async () => {
+    expect(await ruleIdsOf(eslint, 'packages/iris/src/controller/store/imports-services.ts')).toEqual(['no-restricted-imports', 'no-restricted-imports']);
+  });
+
+  it("accepts an import down iris's layers (cluster/ importing controller/ and client/)", async () => {
+    expect(await ruleIdsOf(eslint, 'packages/iris/src/cluster/imports-controller.ts')).toEqual([]);
+  });
 });

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startLocalCluster } from '../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../src/cluster/local-cluster.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 

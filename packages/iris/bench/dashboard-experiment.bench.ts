@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startController } from '../src/controller/controller.js';
+import { startController } from '../src/cluster/start-controller.js';
 import { buildDashboardAssets, launchChromium } from '../test/helpers/browser.js';
 
 const STEPS = 10_000;

@@ -44,14 +44,6 @@ const locationPlugin = {
       const contents = text.replaceAll('createRequire(import.meta.url)', '__riggingRequire').replaceAll('import.meta.url', '__riggingModuleUrl()');
       return { contents, loader: 'ts' };
     });
-    // errors.ts loads gRPC through createRequire so the core entry stays gRPC-free; in the bundle it
-    // must use the bundled copy, or a server would mix two gRPC runtimes.
-    b.onLoad({ filter: /[\\/]iris[\\/]src[\\/]errors\.ts$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      const contents = text.replace(/^const require = createRequire\(import\.meta\.url\);$/m, '');
-      if (contents === text) throw new Error('scripts/build-cli.mjs: src/errors.ts no longer declares `const require = createRequire(import.meta.url);`; update this rewrite');
-      return { contents, loader: 'ts' };
-    });
   },
 };
 

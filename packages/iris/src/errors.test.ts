@@ -25,7 +25,8 @@ describe('IrisError', () => {
 
 describe('gRPC status table', () => {
   it('round-trips every code through status and trailing metadata', async () => {
-    const { grpcStatusOfError, irisErrorFromServiceError, IRIS_ERROR_GRPC_STATUS } = await import('./errors.js');
+    const { irisErrorFromServiceError, IRIS_ERROR_GRPC_STATUS } = await import('./errors.js');
+    const { grpcStatusOfError } = await import('./wire/grpc-errors.js');
     for (const code of Object.keys(IRIS_ERROR_GRPC_STATUS) as (keyof typeof IRIS_ERROR_GRPC_STATUS)[]) {
       const sent = grpcStatusOfError(new IrisError(code, 'bad thing'));
       expect(sent.code).toBe(IRIS_ERROR_GRPC_STATUS[code]);
@@ -62,7 +63,7 @@ describe('gRPC status table', () => {
   });
 
   it('maps an unknown thrown value to IRIS_INTERNAL', async () => {
-    const { grpcStatusOfError } = await import('./errors.js');
+    const { grpcStatusOfError } = await import('./wire/grpc-errors.js');
     const { status } = await import('@grpc/grpc-js');
     expect(grpcStatusOfError(new Error('boom')).code).toBe(status.INTERNAL);
   });

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type { Metadata, ServiceError, status } from '@grpc/grpc-js';
+import type { ServiceError, status } from '@grpc/grpc-js';
 import { CodedError, hasBrand } from '@marin/rigging';
 import type { CodedErrorOptions } from '@marin/rigging';
 
@@ -125,17 +124,6 @@ function isServiceError(e: unknown): e is ServiceError {
 const RESOURCE_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL']);
 /** Errno codes of storage that is there but cannot be used right now. */
 const UNAVAILABLE_ERRNOS = new Set(['EROFS', 'EIO', 'EMFILE', 'ENFILE', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_READONLY']);
-
-const require = createRequire(import.meta.url);
-
-/** The gRPC status and trailing metadata a server sends for `e` (any thrown value). */
-export function grpcStatusOfError(e: unknown): { code: status; details: string; metadata: Metadata } {
-  const err = IrisError.from(e);
-  const { Metadata: GrpcMetadata } = require('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
-  const metadata = new GrpcMetadata();
-  metadata.set(IRIS_ERROR_CODE_METADATA_KEY, err.code);
-  return { code: IRIS_ERROR_GRPC_STATUS[err.code], details: err.message, metadata };
-}
 
 /** Rebuilds the {@link IrisError} a server sent, keeping the grpc `ServiceError` as `cause`. */
 export function irisErrorFromServiceError(e: ServiceError): IrisError {

@@ -14,14 +14,29 @@
  * ```
  */
 // Everything `@marin/iris/core` exports (errors, TPU table, sizes, constraints, task context), then the rest.
-export * from './core/index.js';
+export { IrisError, IRIS_ERROR_CODE_METADATA_KEY, IRIS_ERROR_GRPC_STATUS } from './errors.js';
+export type { IrisErrorCode } from './errors.js';
+export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, tpuVariantName } from './core/tpu-topology.js';
+export type { TpuFamily, TpuTopology } from './core/tpu-topology.js';
+export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './core/tpu-replicas.js';
+export type { ReplicaPlan } from './core/tpu-replicas.js';
+export { CANONICAL_CONSTRAINT_KEYS, KNOWN_GPU_VARIANTS, canonicalGpuVariant, deriveDeviceConstraints, mergeConstraints } from './scheduler/device-constraints.js';
+export type { ConstraintSources } from './scheduler/device-constraints.js';
+export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
+export { coresToMillicores, formatBytes, parseSize } from './core/sizes.js';
+export { irisContext } from './core/iris-context.js';
+export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from './core/python-env-failure.js';
+export type { PythonEnvBuildFailure } from './core/python-env-failure.js';
+export type { IrisTaskContext } from './core/iris-context.js';
+export { buildSetupCommands, SetupOptionsSchema } from './core/setup-commands.js';
+export type { SetupOptions } from './core/setup-commands.js';
 export { createIrisClient, IrisClientOptionsSchema } from './client/iris-client.js';
 export type { BundleRef, ExecEvent, IrisClient, IrisClientOptions } from './client/iris-client.js';
-export type { ApiKeyInfo, AuditEntry, WhoAmI } from './client/identity-types.js';
+export type { ApiKeyInfo, AuditEntry, WhoAmI } from './wire/identity-views.js';
 export type { AuthMode, CallerRole, UserRole } from './auth/identity.js';
 export { JobSpecSchema, defaultUser, resolveJobName } from './client/job-spec.js';
 export type { JobSpec } from './client/job-spec.js';
-export { TERMINAL_JOB_STATES } from './client/job-types.js';
+export { TERMINAL_JOB_STATES } from './core/job-types.js';
 export type {
   AttemptInfo,
   ClusterStatus,
@@ -40,16 +55,16 @@ export type {
   TaskState,
   UserBudget,
   WorkerInfo,
-} from './client/job-types.js';
-export { ControllerOptionsSchema, IRIS_VERSION, startController } from './controller/controller.js';
-export type { ControllerHandle, ControllerOptions } from './controller/controller.js';
-export { parseJobName, taskIdOf } from './controller/job-names.js';
-export type { JobName } from './controller/job-names.js';
-export { LocalClusterOptionsSchema, startLocalCluster } from './local-cluster/local-cluster.js';
-export { startCluster } from './autoscaler/cluster.js';
+} from './core/job-types.js';
+export { ControllerOptionsSchema, IRIS_VERSION, startController } from './cluster/start-controller.js';
+export type { ControllerHandle, ControllerOptions } from './cluster/start-controller.js';
+export { parseJobName, taskIdOf } from './core/job-names.js';
+export type { JobName } from './core/job-names.js';
+export { LocalClusterOptionsSchema, startLocalCluster } from './cluster/local-cluster.js';
+export { startCluster } from './cluster/start-cluster.js';
 export { ClusterConfigSchema, loadClusterConfig, parseClusterConfig } from './autoscaler/cluster-config.js';
 export type { AutoscalerTimings, ClusterConfig, ClusterConfigInput, PlatformConfig, ScaleGroupConfig } from './autoscaler/cluster-config.js';
-export type { LocalClusterHandle, LocalClusterOptions } from './local-cluster/local-cluster.js';
+export type { LocalClusterHandle, LocalClusterOptions } from './cluster/local-cluster.js';
 export { scheduleTick } from './scheduler/schedule-tick.js';
 export { DEFAULT_MAX_ASSIGNMENTS_PER_WORKER, DEFAULT_MAX_BUILDING_TASKS } from './scheduler/capacity.js';
 export { PRIORITY_BANDS, effectiveBand, mayPreempt, resourceValue, userSpend } from './scheduler/priority-band.js';

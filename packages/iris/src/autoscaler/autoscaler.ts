@@ -1,8 +1,8 @@
 import { buildSchedulingInput, committedByWorker } from '../controller/scheduling.js';
 import type { ControllerState } from '../controller/controller-state.js';
 import { IrisError } from '../errors.js';
-import type { Platform } from '../platforms/platform.js';
-import { vmCountOf } from '../platforms/platform.js';
+import type { Platform } from './platforms/platform.js';
+import { vmCountOf } from './platforms/platform.js';
 import type { AutoscalerTimings, ScaleGroupConfig } from './cluster-config.js';
 import { computeDemand } from './demand.js';
 import { planScaling } from './scaling-plan.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { IrisError } from '../errors.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 
 const ms = z.number().int().positive();
 const attributeValue = z.union([z.string(), z.number()]);

@@ -1,7 +1,7 @@
 import type { ScaleGroupConfig } from './cluster-config.js';
 import type { DemandEntry } from './demand.js';
 import { constraintMatches } from '../scheduler/constraint-match.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { PRIORITY_BANDS } from '../scheduler/priority-band.js';
 import type { Constraint, ResourceAmounts, WorkerAttributes } from '../scheduler/types.js';
 import type { AutoscalerTimings } from './cluster-config.js';

@@ -1,5 +1,5 @@
 import type { IrisClient } from '../client/iris-client.js';
-import type { ClusterStatus, JobInfo, LogEntry, TaskInfo, WorkerInfo } from '../client/job-types.js';
+import type { ClusterStatus, JobInfo, LogEntry, TaskInfo, WorkerInfo } from '../core/job-types.js';
 import { formatLogLine, formatTable } from './cli-format.js';
 
 /** What `iris job bug-report` gathers about one job: everything an operator asks for first. */

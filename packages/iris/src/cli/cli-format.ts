@@ -1,5 +1,5 @@
-import type { JobInfo, LogEntry } from '../client/job-types.js';
-import { formatBytes } from '../client/sizes.js';
+import type { JobInfo, LogEntry } from '../core/job-types.js';
+import { formatBytes } from '../core/sizes.js';
 
 function hhmmss(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);

@@ -4,10 +4,10 @@ import { delimiter, join } from 'node:path';
 import { pollUntil } from '@marin/rigging';
 import { createClusterAdminClient } from '../client/cluster-admin-client.js';
 import { createIrisClient } from '../client/iris-client.js';
-import { formatBytes } from '../client/sizes.js';
+import { formatBytes } from '../core/sizes.js';
 import { IrisError } from '../errors.js';
-import { startLocalCluster } from '../local-cluster/local-cluster.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { startLocalCluster } from '../cluster/local-cluster.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { controllerAnswers, irisHome, localClusterRecordPath, processAlive, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
 import type { LocalClusterRecord } from './cli-context.js';
 import type { ClusterConfig } from '../autoscaler/cluster-config.js';
@@ -110,7 +110,7 @@ async function refuseRunningLocalCluster(io: CliIo): Promise<void> {
  * and `iris cluster stop` on this machine find it; closing deletes the slices, then stops the controller.
  */
 async function clusterStartFromConfig(config: ClusterConfig, io: CliIo, signal: AbortSignal, insecure: boolean): Promise<number> {
-  const { startCluster } = await import('../autoscaler/cluster.js');
+  const { startCluster } = await import('../cluster/start-cluster.js');
   const authToken = io.env['IRIS_AUTH_TOKEN'] || undefined;
   const cluster = await startCluster(config, { authToken, insecure, warn: (m) => io.stderr(`iris: ${m}\n`) });
   const stateDir = config.controller.state_dir;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listTpuVariants } from '../tpu/tpu-topology.js';
+import { listTpuVariants } from '../core/tpu-topology.js';
 
 /** Options whose value is a TPU variant, completed from the topology table. */
 const TPU_OPTIONS = ['--tpu', '--simulate-tpu'];

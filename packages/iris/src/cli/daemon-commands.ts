@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { startController } from '../controller/controller.js';
-import { parseSize } from '../client/sizes.js';
+import { startController } from '../cluster/start-controller.js';
+import { parseSize } from '../core/sizes.js';
 import { IrisError } from '../errors.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { parseAttributeList } from '../worker/worker-attributes.js';
 import { startWorker } from '../worker/worker-daemon.js';
 import { untilSignal } from './cli-context.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { IrisClient } from '../client/iris-client.js';
-import type { ApiKeyInfo } from '../client/identity-types.js';
+import type { ApiKeyInfo } from '../wire/identity-views.js';
 import { createIrisClient } from '../client/iris-client.js';
 import { IrisError } from '../errors.js';
 import { requireConnection, requireController } from './cli-context.js';

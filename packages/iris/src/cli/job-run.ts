@@ -2,11 +2,11 @@ import { defaultSleep } from '@marin/rigging';
 import { workspaceRoot } from '../client/iris-client.js';
 import type { IrisClient } from '../client/iris-client.js';
 import type { JobSpec } from '../client/job-spec.js';
-import type { JobInfo } from '../client/job-types.js';
-import { TERMINAL_JOB_STATES } from '../client/job-types.js';
+import type { JobInfo } from '../core/job-types.js';
+import { TERMINAL_JOB_STATES } from '../core/job-types.js';
 import { IrisError } from '../errors.js';
-import type { LocalClusterHandle } from '../local-cluster/local-cluster.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import type { LocalClusterHandle } from '../cluster/local-cluster.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { connectController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { explainControllerError } from './cli-errors.js';
@@ -107,7 +107,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
       bundle = null;
     } else if (!inTask) {
       bundle = 'workspace';
-      const { buildSetupCommands } = await import('../bundle/setup-commands.js');
+      const { buildSetupCommands } = await import('../core/setup-commands.js');
       spec.entrypoint = { run: spec.command!, setup: buildSetupCommands({ bundleRoot: workspaceRoot(), dependencyGroups: spec.dependencyGroups ?? [] }) };
       delete spec.command;
     }
@@ -118,7 +118,7 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
     }
     const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
     if (tpu) io.stderr(`iris: starting an embedded cluster with one simulated ${tpu.name} slice (${tpu.vmCount} workers)\n`);
-    const { startLocalCluster } = await import('../local-cluster/local-cluster.js');
+    const { startLocalCluster } = await import('../cluster/local-cluster.js');
     cluster = await startLocalCluster({ workers: 1, simulateTpu: tpu ? [{ variant: tpu.name, slices: 1 }] : [], termTimeoutMs: 2000 });
     client = cluster.client();
     spec.inPlaceWorkdir = process.cwd();

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { createClusterAdminClient } from '../client/cluster-admin-client.js';
-import { formatBytes } from '../client/sizes.js';
+import { formatBytes } from '../core/sizes.js';
 import { IrisError } from '../errors.js';
 import { requireController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { listCheckpoints, restoreCheckpoint } from '../checkpoint/controller-checkpoint.js';
+import { listCheckpoints, restoreCheckpoint } from '../controller/store/controller-checkpoint.js';
 import { IrisError } from '../errors.js';
 import { processAlive, readLocalClusterRecord } from './cli-context.js';
 import type { CliIo } from './cli-context.js';

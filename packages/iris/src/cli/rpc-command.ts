@@ -1,6 +1,6 @@
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import type { ClientOptions, ServiceError } from '@grpc/grpc-js';
-import { createAuthInterceptor } from '../auth/token-auth.js';
+import { createAuthInterceptor } from '../wire/token-auth.js';
 import { IrisError, irisErrorFromServiceError } from '../errors.js';
 import { requireConnection } from './cli-context.js';
 import { explainControllerError } from './cli-errors.js';

@@ -1,5 +1,5 @@
 import { IrisError } from '../errors.js';
-import { listTpuVariants } from '../tpu/tpu-topology.js';
+import { listTpuVariants } from '../core/tpu-topology.js';
 import type { CliIo } from './cli-context.js';
 import { formatTable } from './cli-format.js';
 

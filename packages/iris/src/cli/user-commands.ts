@@ -1,5 +1,5 @@
 import type { IrisClient } from '../client/iris-client.js';
-import type { UserBudget } from '../client/job-types.js';
+import type { UserBudget } from '../core/job-types.js';
 import { IrisError } from '../errors.js';
 import { requireConnection } from './cli-context.js';
 import type { CliIo } from './cli-context.js';

@@ -1,6 +1,6 @@
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
-import { createAuthInterceptor } from '../auth/token-auth.js';
+import { createAuthInterceptor } from '../wire/token-auth.js';
 import { irisErrorFromServiceError } from '../errors.js';
 import { ClusterServiceClient } from '../gen/iris/v1/cluster.js';
 import type { CheckpointControllerResponse, GetAutoscalerStatusResponse, ProcessLogLine, ProcessStatus, ProfileChunk, QueryStateRequest, QueryStateResponse } from '../gen/iris/v1/cluster.js';

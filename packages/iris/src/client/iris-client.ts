@@ -4,7 +4,7 @@ import { Metadata, credentials } from '@grpc/grpc-js';
 import type { CallOptions, ClientOptions, ServiceError } from '@grpc/grpc-js';
 import { ExponentialBackoff, pollUntil } from '@marin/rigging';
 import { z } from 'zod';
-import { createAuthInterceptor } from '../auth/token-auth.js';
+import { createAuthInterceptor } from '../wire/token-auth.js';
 import type { Bundle } from '../bundle/create-bundle.js';
 import { IrisError, irisErrorFromServiceError } from '../errors.js';
 import { ControllerServiceClient, LogQuery as ProtoLogQuery } from '../gen/iris/v1/controller.js';
@@ -28,11 +28,11 @@ import type {
   TaskInfo,
   UserBudget,
   WorkerInfo,
-} from './job-types.js';
-import { TERMINAL_JOB_STATES } from './job-types.js';
-import { apiKeyInfoFromProto, auditEntryFromProto } from './identity-types.js';
-import type { ApiKeyInfo, AuditEntry, WhoAmI } from './identity-types.js';
-import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, taskInfoFromProto, userBudgetFromProto, workerInfoFromProto } from './wire-views.js';
+} from '../core/job-types.js';
+import { TERMINAL_JOB_STATES } from '../core/job-types.js';
+import { apiKeyInfoFromProto, auditEntryFromProto } from '../wire/identity-views.js';
+import type { ApiKeyInfo, AuditEntry, WhoAmI } from '../wire/identity-views.js';
+import { endpointFromProto, jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, taskInfoFromProto, userBudgetFromProto, workerInfoFromProto } from '../wire/proto-views.js';
 
 const BUNDLE_CHUNK_BYTES = 1024 * 1024;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConstraintOp } from '../gen/iris/v1/types.js';
 import { jobSpecToRequest, resolveJobName } from './job-spec.js';
-import { coresToMillicores, parseSize } from './sizes.js';
-import { irisContext } from './iris-context.js';
+import { coresToMillicores, parseSize } from '../core/sizes.js';
+import { irisContext } from '../core/iris-context.js';
 
 describe('sizes', () => {
   it.each([

@@ -4,8 +4,8 @@ import { IrisError } from '../errors.js';
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ExistingJobPolicy, JobPreemptionPolicy, PriorityBand } from '../gen/iris/v1/types.js';
 import type { DeviceConfig } from '../gen/iris/v1/types.js';
-import { constraintToProto } from '../controller/constraint-proto.js';
-import { coresToMillicores, parseSize } from './sizes.js';
+import { constraintToProto } from '../wire/constraint-proto.js';
+import { coresToMillicores, parseSize } from '../core/sizes.js';
 
 const ConstraintSchema = z.object({
   key: z.string().min(1),

@@ -1,6 +1,6 @@
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { ClientOptions } from '@grpc/grpc-js';
-import { createAuthInterceptor } from '../auth/token-auth.js';
+import { createAuthInterceptor } from '../wire/token-auth.js';
 import { WorkerServiceClient } from '../gen/iris/v1/worker.js';
 import type { ReconcileResponse } from '../gen/iris/v1/worker.js';
 import type { ControllerState, ReconcilePlan } from './controller-state.js';

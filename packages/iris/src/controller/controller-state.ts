@@ -5,15 +5,16 @@ import { JobState, PriorityBand, StopReason } from '../gen/iris/v1/types.js';
 import type { JobStatus, TaskStatus } from '../gen/iris/v1/types.js';
 import { scheduleTick } from '../scheduler/schedule-tick.js';
 import type { SchedulerLimits, SchedulingResult } from '../scheduler/types.js';
-import type { ControllerDatabase } from './database.js';
-import { EndpointRegistry } from './endpoint-registry.js';
-import { isSameOrDescendant } from './job-names.js';
+import type { ControllerDatabase } from './store/database.js';
+import { EndpointRegistry } from './store/endpoint-registry.js';
+import { isSameOrDescendant } from '../core/job-names.js';
 import { listJobs } from './job-listing.js';
 import type { JobListQuery } from './job-listing.js';
 import { jobTree, killJob, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import { SqliteLogStore } from './log-store.js';
-import type { LogStore } from './log-store.js';
+import { SqliteLogStore } from './store/log-store.js';
+import { rootJobsFinishedBefore } from './store/queries.js';
+import type { LogStore } from './store/log-store.js';
 import { applyReconcileResponse, applySupervisorReport } from './observations.js';
 import { planDesiredAttempts } from './reconcile-planner.js';
 import { buildRunSpec } from './run-spec.js';
@@ -21,9 +22,9 @@ import { refreshReservationClaims } from './reservations.js';
 import { budgetView, buildSchedulingInput, commitPreemptions, commitSchedulingResult, committedByWorker, expireAttemptTimeouts, schedulerWorkers } from './scheduling.js';
 import type { PendingInfo } from './scheduling.js';
 import { jobStatusOf, taskStatusOf } from './status-views.js';
-import { ControllerStore } from './store.js';
+import { ControllerStore } from './store/store.js';
 import { submitJob } from './submit-job.js';
-import { isTerminalJobState } from './task-states.js';
+import { isTerminalJobState } from '../wire/task-states.js';
 import { recordWorkerFailure, registerWorker, resetWorkerLiveness } from './worker-registry.js';
 import type { LivenessConfig } from './worker-registry.js';
 
@@ -189,10 +190,7 @@ export class ControllerState {
     let pruned = 0;
     this.mutate((ctx) => {
       const cutoff = ctx.now - retentionMs;
-      const rows = this.store.db
-        .prepare('SELECT job_id FROM jobs WHERE parent_id IS NULL AND finished_at_ms > 0 AND finished_at_ms < ?')
-        .all(cutoff) as { job_id: string }[];
-      for (const { job_id } of rows) {
+      for (const job_id of rootJobsFinishedBefore(this.store, cutoff)) {
         const tree = jobTree(this.store, job_id);
         if (!tree.every((j) => isTerminalJobState(j.state))) continue;
         for (const j of tree) this.store.deleteJob(j.job_id);

@@ -1,5 +1,5 @@
 import { JobState, TaskState } from '../gen/iris/v1/types.js';
-import { isTerminalTaskState } from './task-states.js';
+import { isTerminalTaskState } from '../wire/task-states.js';
 
 /** What job-state derivation needs to know about one task. */
 export interface TaskStateView {

@@ -4,8 +4,8 @@ import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ConstraintMode, ConstraintOp } from '../gen/iris/v1/types.js';
 import type { Constraint } from '../gen/iris/v1/types.js';
 import { canonicalGpuVariant } from '../scheduler/device-constraints.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { parseJobName } from './job-names.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
+import { parseJobName } from '../core/job-names.js';
 
 const MAX_ENV_VALUE_BYTES = 128 * 1024;
 const MAX_PYTHON_LOCK_BYTES = 1024 * 1024;

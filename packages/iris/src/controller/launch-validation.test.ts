@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { grpcStatusOfError } from '../errors.js';
+import { grpcStatusOfError } from '../wire/grpc-errors.js';
 import { jobSpecToRequest } from '../client/job-spec.js';
-import { parseSize } from '../client/sizes.js';
+import { parseSize } from '../core/sizes.js';
 import { createStateHarness } from '../../test/helpers/controller-harness.js';
 
 type Harness = ReturnType<typeof createStateHarness>;

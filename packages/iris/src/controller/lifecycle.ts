@@ -1,11 +1,11 @@
 import { JobPreemptionPolicy, JobState, StopReason, TaskState } from '../gen/iris/v1/types.js';
 import { deriveJobState } from './job-state.js';
 import type { DerivedJobState } from './job-state.js';
-import type { ControllerStore, JobRow, TaskRow } from './store.js';
+import type { ControllerStore, JobRow, TaskRow } from './store/store.js';
 import { decideTaskOutcome } from './task-outcome.js';
 import type { AttemptOutcome } from './task-outcome.js';
-import { holderJobIdOf } from './job-names.js';
-import { isTerminalJobState, isTerminalTaskState } from './task-states.js';
+import { holderJobIdOf } from '../core/job-names.js';
+import { isTerminalJobState, isTerminalTaskState } from '../wire/task-states.js';
 
 /** What every state change needs: the store, the tick's clock reading and change tracking. */
 export interface LifecycleContext {

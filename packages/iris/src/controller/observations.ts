@@ -4,8 +4,8 @@ import type { AttemptObservation, ReconcileResponse } from '../gen/iris/v1/worke
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
 import { applyTaskOutcome, recomputeJob } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import type { AttemptRow } from './store.js';
-import { isLiveAttemptState, isTerminalTaskState } from './task-states.js';
+import type { AttemptRow } from './store/store.js';
+import { isLiveAttemptState, isTerminalTaskState } from '../wire/task-states.js';
 import { reapWorker, recordWorkerContact } from './worker-registry.js';
 
 const ORDER: Partial<Record<TaskState, number>> = {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LaunchJobRequest, RegisterRequest } from '../gen/iris/v1/controller.js';
 import { JobState, LogSource, TaskState, WorkerMetadata } from '../gen/iris/v1/types.js';
 import { ControllerState } from './controller-state.js';
-import { openControllerDatabase } from './database.js';
+import { openControllerDatabase } from './store/database.js';
 
 let dir: string | undefined;
 afterEach(() => {

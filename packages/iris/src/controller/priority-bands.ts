@@ -1,7 +1,7 @@
 import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
 import type { PriorityBand, UserBudgetLimits } from '../scheduler/priority-band.js';
-import type { UserBudgetRow } from './store.js';
+import type { UserBudgetRow } from './store/store.js';
 
 /** A wire band as the scheduler's; UNSPECIFIED and INHERIT (unresolved) read as INTERACTIVE. */
 export function bandFromProto(band: ProtoBand | number): PriorityBand {

@@ -1,7 +1,7 @@
 import type { DesiredAttempt } from '../gen/iris/v1/worker.js';
 import type { RunTaskRequest } from '../gen/iris/v1/types.js';
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
-import { isLiveAttemptState } from './task-states.js';
+import { isLiveAttemptState } from '../wire/task-states.js';
 
 /** One attempt placed on a worker, as the planner sees it. */
 export interface PlannedAttemptRow {

@@ -4,12 +4,12 @@ import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-c
 import { claimReservations } from '../scheduler/reservation-claims.js';
 import type { ReservationEntryRequest } from '../scheduler/reservation-claims.js';
 import type { SchedulerWorker } from '../scheduler/types.js';
-import { constraintFromProto } from './constraint-proto.js';
+import { constraintFromProto } from '../wire/constraint-proto.js';
 import { recomputeJob } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import type { ControllerStore, JobRow } from './store.js';
-import { isTerminalJobState, isTerminalTaskState } from './task-states.js';
-import { holderJobIdOf, isHolderJobId, taskIdOf } from './job-names.js';
+import type { ControllerStore, JobRow } from './store/store.js';
+import { isTerminalJobState, isTerminalTaskState } from '../wire/task-states.js';
+import { holderJobIdOf, isHolderJobId, taskIdOf } from '../core/job-names.js';
 import { deviceSpecOf, taskResources } from './request-resources.js';
 
 /** Entries of a request's reservation (none when it has no reservation). */

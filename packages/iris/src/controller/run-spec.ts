@@ -1,6 +1,6 @@
 import { RunTaskRequest } from '../gen/iris/v1/types.js';
 import type { GangInfo } from '../gen/iris/v1/types.js';
-import type { ControllerStore, AttemptRow } from './store.js';
+import type { ControllerStore, AttemptRow } from './store/store.js';
 
 /**
  * Builds the `RunTaskRequest` a worker needs to start `attempt`, from committed state only;

@@ -1,7 +1,7 @@
 import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { WorkerMetadata } from '../gen/iris/v1/types.js';
-import { constraintFromProto } from './constraint-proto.js';
+import { constraintFromProto } from '../wire/constraint-proto.js';
 import { effectiveBand, resourceValue, userSpend } from '../scheduler/priority-band.js';
 import type { PriorityBand, UserBudgetLimits } from '../scheduler/priority-band.js';
 import { RESERVATION_ATTRIBUTE } from '../scheduler/job-candidates.js';
@@ -23,12 +23,12 @@ import { mintAttemptUid } from './attempt-uid.js';
 import { taskResources } from './request-resources.js';
 import { applyTaskOutcome, endTask, preemptTasks, recomputeJob, stopLiveAttempt } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import { isHolderJobId } from './job-names.js';
+import { isHolderJobId } from '../core/job-names.js';
 import { bandFromProto, bandToProto, limitsOfRow } from './priority-bands.js';
 import { deviceKeyOf } from './request-resources.js';
 import { activeClaims, reservationViewOf } from './reservations.js';
-import type { AttemptRow, ControllerStore, JobRow } from './store.js';
-import { isTerminalJobState, isTerminalTaskState, taskStateName } from './task-states.js';
+import type { AttemptRow, ControllerStore, JobRow } from './store/store.js';
+import { isTerminalJobState, isTerminalTaskState, taskStateName } from '../wire/task-states.js';
 
 /** Why a job is still pending, kept in memory and recomputed every tick. */
 export interface PendingInfo {

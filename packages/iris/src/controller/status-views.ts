@@ -4,8 +4,8 @@ import type { JobStatus, ResourceUsage, TaskAttempt, TaskStatus } from '../gen/i
 import { bandToProto } from './priority-bands.js';
 import type { BudgetView, PendingInfo } from './scheduling.js';
 import { committedByWorker, pendingBandOf, workerCapacity } from './scheduling.js';
-import type { AttemptRow, ControllerStore, JobRow, TaskRow } from './store.js';
-import { isTerminalTaskState, taskStateName } from './task-states.js';
+import type { AttemptRow, ControllerStore, JobRow, TaskRow } from './store/store.js';
+import { isTerminalTaskState, taskStateName } from '../wire/task-states.js';
 import { effectiveAttributes } from './worker-registry.js';
 
 function attemptView(a: AttemptRow): TaskAttempt {

@@ -1,18 +1,18 @@
 import { IrisError } from '../errors.js';
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ExistingJobPolicy, JobState, StopReason, TaskState } from '../gen/iris/v1/types.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
-import { planReplicas } from '../tpu/tpu-replicas.js';
-import { parseJobName, taskIdOf } from './job-names.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
+import { planReplicas } from '../core/tpu-replicas.js';
+import { parseJobName, taskIdOf } from '../core/job-names.js';
 import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
-import { constraintFromProto, constraintToProto } from './constraint-proto.js';
+import { constraintFromProto, constraintToProto } from '../wire/constraint-proto.js';
 import { validateLaunchRequest } from './launch-request.js';
 import { deviceSpecOf } from './request-resources.js';
 import { resolveRequestedBand } from './priority-bands.js';
 import { createReservationHolder } from './reservations.js';
 import { jobTree, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import { isTerminalJobState } from './task-states.js';
+import { isTerminalJobState } from '../wire/task-states.js';
 
 /** Default `max_retries_preemption` when a request leaves it unset. */
 export const DEFAULT_MAX_RETRIES_PREEMPTION = 100;

@@ -3,8 +3,8 @@ import { TaskState, WorkerMetadata } from '../gen/iris/v1/types.js';
 import type { AttributeValue } from '../gen/iris/v1/types.js';
 import { applyTaskOutcome } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
-import type { WorkerRow } from './store.js';
-import { isTerminalTaskState } from './task-states.js';
+import type { WorkerRow } from './store/store.js';
+import { isTerminalTaskState } from '../wire/task-states.js';
 
 /** Worker liveness settings: how long and how many failed calls before a worker counts as lost. */
 export interface LivenessConfig {

@@ -1,6 +1,6 @@
 // The dashboard's JSON API: what each route returns. The browser code imports these types, so the
 // server and the page are checked against one contract.
-import type { JobInfo, JobState, LogEntry, PriorityBand, TaskInfo, UserBudget, WorkerInfo } from '../client/job-types.js';
+import type { JobInfo, JobState, LogEntry, PriorityBand, TaskInfo, UserBudget, WorkerInfo } from '../core/job-types.js';
 import type { JobSortKey } from '../controller/job-listing.js';
 
 export type { JobInfo, JobState, LogEntry, PriorityBand, TaskInfo, UserBudget, WorkerInfo, JobSortKey };

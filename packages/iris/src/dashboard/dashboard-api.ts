@@ -1,7 +1,7 @@
-import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../client/wire-views.js';
-import type { JobState } from '../client/job-types.js';
+import { jobInfoFromProto, jobStateFromProto, jobStateToProto, logEntryFromProto, priorityFromProto, taskInfoFromProto, taskStateFromProto, userBudgetFromProto, workerInfoFromProto } from '../wire/proto-views.js';
+import type { JobState } from '../core/job-types.js';
 import type { AutoscalerStatus } from '../autoscaler/autoscaler.js';
-import { autoscalerStatusToWire } from '../controller/cluster-service.js';
+import { autoscalerStatusToWire } from '../controller/services/cluster-service.js';
 import type { ControllerState } from '../controller/controller-state.js';
 import type { JobSortKey } from '../controller/job-listing.js';
 import { workerInfos } from '../controller/status-views.js';
@@ -9,7 +9,7 @@ import { marinPrefix } from '@marin/rigging';
 import { IrisError } from '../errors.js';
 import { LogQuery } from '../gen/iris/v1/controller.js';
 import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
-import type { JobState as ProtoJobState } from '../gen/iris/v1/types.js';
+import { jobCountsByState, jobsWithIdContaining, lastAttemptFinishedOn } from '../controller/store/queries.js';
 import type {
   AutoscalerResponse,
   BudgetsResponse,
@@ -70,7 +70,7 @@ function listParam<T extends string>(params: URLSearchParams, name: string, allo
 
 /** `GET /api/overview`. */
 export function overview(deps: DashboardApiDeps): OverviewResponse {
-  const rows = deps.state.store.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: ProtoJobState; n: number }[];
+  const rows = jobCountsByState(deps.state.store);
   const jobCounts: Record<string, number> = {};
   for (const r of rows) jobCounts[jobStateFromProto(r.state)] = r.n;
   return {
@@ -194,7 +194,7 @@ export function autoscaler(deps: DashboardApiDeps): AutoscalerResponse {
     const id = w.attributes['slice-id'];
     if (typeof id === 'string' && id !== '') membersOf.set(id, [...(membersOf.get(id) ?? []), w]);
   }
-  const lastFinished = state.store.db.prepare('SELECT MAX(finished_at_ms) AS t FROM attempts WHERE worker_id = ?');
+  const lastFinished = lastAttemptFinishedOn(state.store);
   const templateOf = new Map<string, string>();
   const slices = status.slices.map((s) => {
     const members = membersOf.get(s.sliceId) ?? [];
@@ -205,7 +205,7 @@ export function autoscaler(deps: DashboardApiDeps): AutoscalerResponse {
     }
     let idleSinceMs: number | null = null;
     if (s.state === 'READY' && members.every((m) => state.store.liveAttemptsOnWorker(m.workerId).length === 0)) {
-      idleSinceMs = Math.max(s.stateSinceMs, ...members.map((m) => (lastFinished.get(m.workerId) as { t: number | null }).t ?? 0));
+      idleSinceMs = Math.max(s.stateSinceMs, ...members.map((m) => lastFinished(m.workerId)));
     }
     return { ...s, workers: members.map((m) => m.workerId), idleSinceMs };
   });
@@ -240,13 +240,13 @@ export async function experiments(deps: DashboardApiDeps, params: URLSearchParam
  */
 export async function experiment(deps: DashboardApiDeps, params: URLSearchParams): Promise<ExperimentView> {
   const view = await readExperimentView(await servedPrefixOf(deps, params), required(params, 'file'));
-  const find = deps.state.store.db.prepare('SELECT job_id, state FROM jobs WHERE instr(job_id, ?) > 0 ORDER BY seq DESC LIMIT 5');
+  const find = jobsWithIdContaining(deps.state.store, 5);
   return {
     ...view,
     steps: view.steps.map((s) => {
       const hash = /-([0-9a-f]{6})$/.exec(s.outputPath)?.[1];
       if (hash === undefined) return s;
-      const rows = find.all(`${s.name.replaceAll('/', '-')}-${hash}`) as { job_id: string; state: ProtoJobState }[];
+      const rows = find(`${s.name.replaceAll('/', '-')}-${hash}`);
       return { ...s, jobs: rows.map((r) => ({ jobId: r.job_id, state: jobStateFromProto(r.state) })) };
     }),
   };

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { actorName } from '../auth/identity.js';
 import type { AuthMode, CallerIdentity } from '../auth/identity.js';
-import { authorizeJobOwner } from '../controller/access-policy.js';
+import { authorizeJobOwner } from '../controller/services/access-policy.js';
 import type { ControllerState } from '../controller/controller-state.js';
-import type { IdentityStore } from '../controller/identity-store.js';
+import type { IdentityStore } from '../controller/store/identity-store.js';
 import { IrisError } from '../errors.js';
 import type { WhoAmIView } from './api-types.js';
 

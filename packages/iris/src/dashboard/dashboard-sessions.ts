@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CallerIdentity } from '../auth/identity.js';
-import type { CallerAuth } from '../controller/caller-auth.js';
+import type { CallerAuth } from '../controller/services/caller-auth.js';
 import { IrisError } from '../errors.js';
 import { cookieValue } from './dashboard-auth.js';
 

@@ -1,12 +1,9 @@
+import { isRecord } from '../internal/is-record.js';
 import type { EvalResultRow } from './api-types.js';
 import { readSmallFile } from './experiment-access.js';
 
 /** The eval step's results, in lm-eval's shape with Marin's field names, under its output path. */
 export const EVAL_RESULTS_FILE = 'results.json';
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 /**
  * The rows of an eval step's `results.json`: per task (in the file's order), each numeric metric

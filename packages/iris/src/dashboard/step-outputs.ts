@@ -1,5 +1,6 @@
 import { RiggingError, filesystemFor, parsePyJson } from '@marin/rigging';
 import { IrisError } from '../errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { StepOutputView, StepRunsView } from './api-types.js';
 import { canonicalPrefix, isUnder } from './experiment-access.js';
 import { parseStepStatus, readOrNull } from './experiment-files.js';
@@ -19,10 +20,6 @@ function join(base: string, name: string): string {
 function parentOf(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   return trimmed.slice(0, Math.max(trimmed.lastIndexOf('/'), 0)) || '/';
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 function jsonOrNull(text: string | null): Record<string, unknown> | null {

@@ -1,3 +1,4 @@
+import { isRecord } from '../internal/is-record.js';
 import type { MetricSeries, TrainMetricsView } from './api-types.js';
 import { readSmallFile } from './experiment-access.js';
 
@@ -38,10 +39,6 @@ const EVAL_KEY = /^eval\/(?:(.+)\/)?(loss|bpb)$/;
 
 function join(base: string, name: string): string {
   return `${base.replace(/\/+$/, '')}/${name}`;
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 function flattenInto(value: Record<string, unknown>, prefix: string, out: Record<string, unknown>): void {

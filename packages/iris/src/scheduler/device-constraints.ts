@@ -1,4 +1,4 @@
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import { equalityKey } from './constraint-match.js';
 import type { Constraint, DeviceSpec } from './types.js';
 

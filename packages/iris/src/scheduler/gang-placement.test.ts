@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SimCluster, jobWithTasks, placement, tick, tpuSlice, worker } from '../../test/helpers/scheduler-fixtures.js';
-import { planReplicas } from '../tpu/tpu-replicas.js';
+import { planReplicas } from '../core/tpu-replicas.js';
 import { deriveDeviceConstraints } from './device-constraints.js';
 import type { Constraint } from './types.js';
 

@@ -4,7 +4,10 @@
  * touches a socket, a clock or the DB.
  */
 
+import type { Coscheduling, DeviceSpec } from '../core/device-spec.js';
 import type { PriorityBand } from './priority-band.js';
+
+export type { Coscheduling, DeviceSpec };
 
 /** A typed worker attribute value; strings that parse as numbers compare numerically. */
 export type AttributeValue = string | number;
@@ -31,20 +34,6 @@ export interface Constraint {
   /** @default 'REQUIRED' */
   readonly mode?: ConstraintMode;
 }
-
-/** How the tasks of a job are grouped into gangs placed all or nothing. */
-export interface Coscheduling {
-  /** Worker attribute whose value defines a group, e.g. `tpu-name` or `pool`. */
-  readonly groupBy: string;
-  /** Tasks per group; 0 = all pending tasks of the job in one group. */
-  readonly tasksPerGroup: number;
-}
-
-/** The device a task asks for (the scheduler only reads `kind` and `variant`). */
-export type DeviceSpec =
-  | { readonly kind: 'cpu'; readonly variant?: string }
-  | { readonly kind: 'gpu'; readonly variant: string; readonly count?: number }
-  | { readonly kind: 'tpu'; readonly variant: string; readonly topology?: string; readonly count?: number };
 
 /** Quantities the scheduler enforces. Zero requirements are never checked. */
 export interface ResourceAmounts {

@@ -1,8 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { BundleCache } from '../bundle/bundle-cache.js';
-import type { EnvironmentCache } from '../bundle/environment-cache.js';
+import type { BundleCache } from './bundle-cache.js';
+import type { EnvironmentCache } from './environment-cache.js';
 import { IrisError } from '../errors.js';
 import { Constraint, StopReason, TaskState } from '../gen/iris/v1/types.js';
 import type { RunTaskRequest } from '../gen/iris/v1/types.js';
@@ -13,7 +13,7 @@ import type { ResourceUsage } from './resource-usage.js';
 import { EMPTY_USAGE } from './resource-usage.js';
 import type { RunningRecords } from './running-records.js';
 import { buildTaskEnv } from './task-env.js';
-import { PYTHON_ENV_BUILD_FAILED_EXIT_CODE } from '../client/python-env-failure.js';
+import { PYTHON_ENV_BUILD_FAILED_EXIT_CODE } from '../core/python-env-failure.js';
 import { activatePythonEnv, prepareTaskPythonEnv } from './task-python-env.js';
 import { failureLineOf, withCause } from './failure-line.js';
 

@@ -1,6 +1,6 @@
 import { delimiter, join } from 'node:path';
 import { RiggingError, ensurePythonEnv } from '@marin/rigging';
-import { pythonEnvBuildFailureMessage } from '../client/python-env-failure.js';
+import { pythonEnvBuildFailureMessage } from '../core/python-env-failure.js';
 import type { PythonEnvConfig } from '../gen/iris/v1/types.js';
 
 /** The Python version of a job that names none. */

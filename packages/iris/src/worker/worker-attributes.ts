@@ -1,6 +1,6 @@
 import { IrisError } from '../errors.js';
 import type { AttributeValue, DeviceConfig } from '../gen/iris/v1/types.js';
-import { getTpuTopology } from '../tpu/tpu-topology.js';
+import { getTpuTopology } from '../core/tpu-topology.js';
 import type { WorkerConfig } from './worker-options.js';
 
 /** What a worker advertises about its devices: attributes, device config and TPU identity. */

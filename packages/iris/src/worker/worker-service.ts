@@ -1,11 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
-import { Metadata, status } from '@grpc/grpc-js';
-import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceError } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
+import type { sendUnaryData, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';
 import type { WorkerServiceServer } from '../gen/iris/v1/worker.js';
 import type { ExecInAttemptRequest, ReconcileRequest, ReconcileResponse, WorkerHealth } from '../gen/iris/v1/worker.js';
 import type { ExecOutput } from '../gen/iris/v1/types.js';
+import { grpcServiceError } from '../wire/grpc-errors.js';
+import { bearerTokenMatches } from '../wire/token-auth.js';
 import { execInTaskContext } from './attempt-exec.js';
 
 /** What the gRPC handlers need from the daemon. */
@@ -21,33 +22,26 @@ export interface WorkerServiceBackend {
 
 /** Builds the `WorkerService` implementation, enforcing the shared token when one is set. */
 export function createWorkerService(backend: WorkerServiceBackend, token: string | undefined): WorkerServiceServer {
-  const authorized = (call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): boolean => {
-    if (token === undefined) return true;
-    const got = call.metadata.get('authorization')[0];
-    if (typeof got !== 'string') return false;
-    const a = Buffer.from(got);
-    const b = Buffer.from(`Bearer ${token}`);
-    return a.length === b.length && timingSafeEqual(a, b);
-  };
+  const authorized = (call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): boolean => bearerTokenMatches(call.metadata, token);
   return {
     reconcile(call, callback) {
-      if (!authorized(call)) return callback(grpcError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));
+      if (!authorized(call)) return callback(grpcServiceError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));
       const request = call.request;
       if (request.workerId !== '' && request.workerId !== backend.workerId()) {
         // The controller addressed a worker id this daemon is not (a stale row after a restart with a new id).
         return callback(
-          grpcError(status.FAILED_PRECONDITION, 'IRIS_INVALID_ARGUMENT', `worker id "${request.workerId}" is not this worker ("${backend.workerId()}")`),
+          grpcServiceError(status.FAILED_PRECONDITION, 'IRIS_INVALID_ARGUMENT', `worker id "${request.workerId}" is not this worker ("${backend.workerId()}")`),
         );
       }
       try {
         callback(null, backend.reconcile(request));
       } catch (e) {
-        if (IrisError.hasCode(e, 'IRIS_UNAVAILABLE')) return callback(grpcError(status.UNAVAILABLE, 'IRIS_UNAVAILABLE', e.message));
-        callback(grpcError(status.INTERNAL, 'IRIS_INTERNAL', `reconcile failed: ${(e as Error).message}`));
+        if (IrisError.hasCode(e, 'IRIS_UNAVAILABLE')) return callback(grpcServiceError(status.UNAVAILABLE, 'IRIS_UNAVAILABLE', e.message));
+        callback(grpcServiceError(status.INTERNAL, 'IRIS_INTERNAL', `reconcile failed: ${(e as Error).message}`));
       }
     },
     execInAttempt(call: ServerWritableStream<ExecInAttemptRequest, ExecOutput>) {
-      const fail = (code: status, irisCode: IrisErrorCode, message: string) => call.emit('error', grpcError(code, irisCode, message));
+      const fail = (code: status, irisCode: IrisErrorCode, message: string) => call.emit('error', grpcServiceError(code, irisCode, message));
       if (!authorized(call)) return fail(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token');
       const { attemptUid, argv, timeoutMs } = call.request;
       if (argv.length === 0 || argv[0] === '') return fail(status.INVALID_ARGUMENT, 'IRIS_INVALID_ARGUMENT', 'no command to run');
@@ -63,14 +57,8 @@ export function createWorkerService(backend: WorkerServiceBackend, token: string
       return undefined;
     },
     healthCheck(call, callback: sendUnaryData<{ healthy: boolean; uptimeMs: number; runningAttempts: number }>) {
-      if (!authorized(call)) return callback(grpcError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));
+      if (!authorized(call)) return callback(grpcServiceError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));
       callback(null, { healthy: backend.health().healthy, uptimeMs: backend.uptimeMs(), runningAttempts: backend.runningAttempts() });
     },
   };
-}
-
-function grpcError(code: status, irisCode: IrisErrorCode, message: string): Partial<ServiceError> {
-  const metadata = new Metadata();
-  metadata.set('iris-error-code', irisCode);
-  return { code, details: message, metadata };
 }

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { startFakeGcs } from '@marin/rigging/testing';
 import type { FakeGcsHandle } from '@marin/rigging/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listCheckpoints } from '../../src/checkpoint/controller-checkpoint.js';
-import { startController } from '../../src/controller/controller.js';
+import { listCheckpoints } from '../../src/controller/store/controller-checkpoint.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { RegisterRequest } from '../../src/gen/iris/v1/controller.js';
 import { LaunchJobRequest } from '../../src/gen/iris/v1/controller.js';
 

@@ -5,8 +5,8 @@ import type { AttributeValue } from '../../src/gen/iris/v1/types.js';
 import type { AttemptObservation } from '../../src/gen/iris/v1/worker.js';
 import { ControllerState } from '../../src/controller/controller-state.js';
 import type { ReconcilePlan } from '../../src/controller/controller-state.js';
-import { openControllerDatabase } from '../../src/controller/database.js';
-import type { ControllerDatabase } from '../../src/controller/database.js';
+import { openControllerDatabase } from '../../src/controller/store/database.js';
+import type { ControllerDatabase } from '../../src/controller/store/database.js';
 
 /** A worker as tests describe it. */
 export interface HarnessWorker {

@@ -3,7 +3,7 @@
  * still running, some just launched), closes it and returns from main without `process.exit`.
  * `node --conditions=@marin/source --import tsx local-cluster-program.ts <marker> <close-after-ms>`.
  */
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 
 const [marker = 'marker', closeAfter = '0'] = process.argv.slice(2);
 const cluster = await startLocalCluster({ workers: 2, cpuMillicores: 2000, memoryBytes: 2 ** 31, termTimeoutMs: 2000 });

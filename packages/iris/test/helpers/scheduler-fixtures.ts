@@ -1,4 +1,4 @@
-import { getTpuTopology } from '../../src/tpu/tpu-topology.js';
+import { getTpuTopology } from '../../src/core/tpu-topology.js';
 import { scheduleTick } from '../../src/scheduler/schedule-tick.js';
 import type {
   Assignment,

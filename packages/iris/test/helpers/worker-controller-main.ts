@@ -3,7 +3,7 @@
  * `node --conditions=@marin/source --import tsx worker-controller-main.ts '<ControllerOptions JSON>'`.
  * Prints `{"event":"ready","address":…}` once serving; closes on SIGTERM.
  */
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Parameters<typeof startController>[0];
 const controller = await startController({ ...options, warn: () => undefined });

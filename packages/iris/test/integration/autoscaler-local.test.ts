@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClusterConfig } from '../../src/autoscaler/cluster-config.js';
 import type { ClusterConfigInput } from '../../src/autoscaler/cluster-config.js';
-import { startCluster } from '../../src/autoscaler/cluster.js';
+import { startCluster } from '../../src/cluster/start-cluster.js';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
-import type { ControllerHandle } from '../../src/controller/controller.js';
+import type { ControllerHandle } from '../../src/cluster/start-controller.js';
 import { eventually } from '../helpers/gate.js';
 
 // A cluster that starts with no workers at all: the autoscaler creates every slice through the

@@ -7,7 +7,7 @@ import { bundleIdOf } from '../../src/bundle/bundle-manifest.js';
 import { createBundle } from '../../src/bundle/create-bundle.js';
 import type { Bundle } from '../../src/bundle/create-bundle.js';
 import { createIrisClient } from '../../src/client/iris-client.js';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { startTestCluster } from '../../src/testing/index.js';
 import { craftedTarGz, zeroBombTarGz } from '../helpers/crafted-tar.js';
 import type { CraftedEntry } from '../helpers/crafted-tar.js';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
-import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalClusterHandle } from '../../src/cluster/local-cluster.js';
 import { packageVersion } from '../../src/cli/program.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));

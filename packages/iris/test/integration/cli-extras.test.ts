@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
-import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalClusterHandle } from '../../src/cluster/local-cluster.js';
 import { packageVersion } from '../../src/cli/program.js';
 import { runIris } from '../helpers/cli-process.js';
 

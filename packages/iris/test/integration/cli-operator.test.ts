@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '@marin/rigging';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
-import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalClusterHandle } from '../../src/cluster/local-cluster.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
 import { runIris } from '../helpers/cli-process.js';
 

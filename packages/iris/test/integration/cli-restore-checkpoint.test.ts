@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { LaunchJobRequest } from '../../src/gen/iris/v1/controller.js';
 import { runIris } from '../helpers/cli-process.js';
 

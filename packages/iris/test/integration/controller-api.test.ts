@@ -2,11 +2,11 @@ import { Metadata, credentials } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { irisErrorFromServiceError } from '../../src/errors.js';
 import { ControllerServiceClient, LaunchJobRequest } from '../../src/gen/iris/v1/controller.js';
 import type { DeepPartial } from '../../src/gen/iris/v1/controller.js';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 import { createGate, eventually } from '../helpers/gate.js';
 
 function launchRaw(address: string, req: DeepPartial<LaunchJobRequest>, token?: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 
 describe('controller with real workers', () => {
   it('runs a command to SUCCEEDED and stores its stdout', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController } from '../../src/controller/controller.js';
-import type { ControllerHandle } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
+import type { ControllerHandle } from '../../src/cluster/start-controller.js';
 import { createIrisClient } from '../../src/client/iris-client.js';
 
 const TOKEN = 'dashboard-s3cret';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController } from '../../src/controller/controller.js';
-import type { ControllerHandle } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
+import type { ControllerHandle } from '../../src/cluster/start-controller.js';
 import { buildDashboardAssets, launchChromium, SCREENSHOT_DIR } from '../helpers/browser.js';
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
-import { startController } from '../../src/controller/controller.js';
-import type { ControllerHandle } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
+import type { ControllerHandle } from '../../src/cluster/start-controller.js';
 import { craftedTarGz } from '../helpers/crafted-tar.js';
 import { bundleFileOf, bundleIdOf } from '../../src/bundle/bundle-manifest.js';
 

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { spawnIris } from '../helpers/cli-process.js';
 
 const dirs: string[] = [];

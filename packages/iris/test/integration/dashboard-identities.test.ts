@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
-import { startController } from '../../src/controller/controller.js';
-import type { ControllerHandle } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
+import type { ControllerHandle } from '../../src/cluster/start-controller.js';
 
 let controller: ControllerHandle;
 let stateDir: string;

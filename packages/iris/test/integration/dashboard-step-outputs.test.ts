@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController } from '../../src/controller/controller.js';
-import type { ControllerHandle } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
+import type { ControllerHandle } from '../../src/cluster/start-controller.js';
 
 let root: string;
 let prefix: string;

@@ -1,7 +1,7 @@
 import { Client, credentials, status } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 
 describe('failures the job causes fail fast', () => {
   it('ends a job whose binary does not exist FAILED after one attempt, spending no worker-failure retries', async () => {

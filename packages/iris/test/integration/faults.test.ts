@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { startWorker } from '../../src/worker/worker-daemon.js';
 import { spawnIris } from '../helpers/cli-process.js';
 import { createGate, eventually } from '../helpers/gate.js';

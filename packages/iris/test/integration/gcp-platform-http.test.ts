@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScaleGroupSchema, parseClusterConfig } from '../../src/autoscaler/cluster-config.js';
-import { createGcpPlatform } from '../../src/platforms/gcp-platform.js';
-import type { GcpPlatformOptions } from '../../src/platforms/gcp-platform.js';
-import type { SliceRequest } from '../../src/platforms/platform.js';
+import { createGcpPlatform } from '../../src/autoscaler/platforms/gcp-platform.js';
+import type { GcpPlatformOptions } from '../../src/autoscaler/platforms/gcp-platform.js';
+import type { SliceRequest } from '../../src/autoscaler/platforms/platform.js';
 import { startFakeTpuApi } from '../helpers/fake-tpu-api.js';
 import type { FakeTpuApi } from '../helpers/fake-tpu-api.js';
 

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '@marin/rigging';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 import { createClusterAdminClient } from '../../src/client/cluster-admin-client.js';
-import type { LocalClusterHandle } from '../../src/local-cluster/local-cluster.js';
+import type { LocalClusterHandle } from '../../src/cluster/local-cluster.js';
 import { IRIS_SOURCE_ARGV } from '../helpers/cli-process.js';
 
 const WORKER_TOKEN = 'identities-worker-secret';

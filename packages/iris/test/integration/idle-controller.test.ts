@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { IDLE_TICK_CEILING_MS } from '../../src/controller/control-loop.js';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 
 describe('an idle controller', () => {
   it('backs its tick off while idle, ticks at its interval while a job runs, and wakes at once for a new job', async () => {

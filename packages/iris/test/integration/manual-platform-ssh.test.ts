@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClusterConfig } from '../../src/autoscaler/cluster-config.js';
-import { startCluster } from '../../src/autoscaler/cluster.js';
+import { startCluster } from '../../src/cluster/start-cluster.js';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import { startTestSshd } from '../helpers/sshd.js';
 import type { TestSshd } from '../helpers/sshd.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createIrisClient } from '../../src/client/iris-client.js';
-import { startController } from '../../src/controller/controller.js';
+import { startController } from '../../src/cluster/start-controller.js';
 import { spawnIris } from '../helpers/cli-process.js';
 import type { CliProcess } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/gate.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '@marin/rigging';
-import { startLocalCluster } from '../../src/local-cluster/local-cluster.js';
+import { startLocalCluster } from '../../src/cluster/local-cluster.js';
 import { IRIS_SOURCE_ARGV } from '../helpers/cli-process.js';
 
 /** A parent task that runs `iris job run --cpu <childCpu> -- node -e <child>` and waits for it. */

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BundleCache } from '../../src/bundle/bundle-cache.js';
+import { BundleCache } from '../../src/worker/bundle-cache.js';
 import { readBundleArchive, verifyBundleArchive } from '../../src/bundle/bundle-archive.js';
 import { bundleFileOf, bundleIdOf } from '../../src/bundle/bundle-manifest.js';
 import { craftedTarGz, zeroBombTarGz } from '../helpers/crafted-tar.js';

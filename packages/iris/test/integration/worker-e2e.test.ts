@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBundle } from '../../src/bundle/create-bundle.js';
-import { buildSetupCommands } from '../../src/bundle/setup-commands.js';
+import { buildSetupCommands } from '../../src/core/setup-commands.js';
 import { JobState, LogSource, TaskState } from '../../src/gen/iris/v1/types.js';
 import { startControllerProcess } from '../helpers/worker-cluster.js';
 import { fastWorkerOptions, isPidRunning, startWorkerProcess } from '../helpers/worker-process.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBundle } from '../../src/bundle/create-bundle.js';
-import { buildSetupCommands } from '../../src/bundle/setup-commands.js';
+import { buildSetupCommands } from '../../src/core/setup-commands.js';
 import { LogSource, TaskState } from '../../src/gen/iris/v1/types.js';
 import type { AttemptObservation } from '../../src/gen/iris/v1/worker.js';
 import { startWorker } from '../../src/worker/worker-daemon.js';

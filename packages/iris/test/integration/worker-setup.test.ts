@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EnvironmentCache } from '../../src/bundle/environment-cache.js';
-import { buildSetupCommands } from '../../src/bundle/setup-commands.js';
+import { EnvironmentCache } from '../../src/worker/environment-cache.js';
+import { buildSetupCommands } from '../../src/core/setup-commands.js';
 
 let dir: string;
 beforeEach(async () => {
