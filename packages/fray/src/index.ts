@@ -57,13 +57,10 @@ export { buildIrisLaunchPlan, irisCommandOf, irisConstraintsOf, irisCoscheduling
 export type { IrisDevice, IrisLaunchPlan } from './backends/iris/launch-plan.js';
 export { deviceDefaultEnv, withDeviceDefaults } from './backends/iris/device-env.js';
 export { frayStatusOfIrisState } from './backends/iris/job-state-map.js';
-export { STEP_CONFIG_FILE, buildStepReentry } from './remote/step-reentry.js';
-export type { StepReentryOptions } from './remote/step-reentry.js';
 export { createInTaskIrisBackend, createIrisBackend } from './backends/iris/iris-backend.js';
 export type { IrisBackend, IrisBackendOptions } from './backends/iris/iris-backend.js';
 export type { IrisJobClient, IrisJobSpec } from './backends/iris/iris-job-client.js';
 export { IRIS_WAIT_INITIAL_SLEEP_MS, IRIS_WAIT_MAX_SLEEP_MS, IrisJobHandle } from './backends/iris/iris-job-handle.js';
-export { stepJobRequest } from './remote/step-job.js';
 export { FRAY_BACKENDS, createBackendClient, createDefaultClient } from './backends/default-client.js';
 export type { FrayBackendName } from './backends/default-client.js';
 export { createRayClient } from './backends/ray/ray-client.js';
@@ -74,4 +71,3 @@ export type { RayJobInfo, RayJobState } from './backends/ray/ray-jobs-api.js';
 export { FRAY_RAY_ADDRESS_ENV, rayDashboardUrl } from './backends/ray/ray-address.js';
 export { buildRaySubmission, rayResourcesOf, tpuHeadResource } from './backends/ray/ray-submission.js';
 export type { RayJobSubmission, RayResources, RaySubmissionOptions } from './backends/ray/ray-submission.js';
-export type { StepJobOptions } from './remote/step-job.js';

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { buildStepReentry, currentClient, findWorkspaceRoot, FrayError, RemoteCallable, stepJobRequest } from '@marin/fray';
+import { currentClient, findWorkspaceRoot, FrayError, RemoteCallable } from '@marin/fray';
 import type { Client, JobStatus } from '@marin/fray';
 import { filesystemFor, parsePyJson, pyJsonDumps } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
+import { stepJobRequest } from '../run/step-job.js';
+import { buildStepReentry } from '../run/step-reentry.js';
 import { fileUnder } from '../status/status-store.js';
 import type { ArtifactStep } from './artifact-step.js';
 import { resultPayload } from './artifact-type.js';

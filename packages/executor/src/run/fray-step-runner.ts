@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { FrayError, RemoteCallable, buildStepReentry, currentClient, findWorkspaceRoot, stepJobRequest } from '@marin/fray';
+import { FrayError, RemoteCallable, currentClient, findWorkspaceRoot } from '@marin/fray';
 import type { BinaryEntrypoint, Client, JobHandle, JobStatus } from '@marin/fray';
 import { ExponentialBackoff, pollUntil, pyJsonDumps } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
@@ -12,6 +12,8 @@ import type { ExecutorLogger } from '../logger.js';
 import { VersionGraph } from '../versioning/version-graph.js';
 import { callStepFunction } from './step-runner.js';
 import type { StepInvocation, StepRunner } from './step-runner.js';
+import { stepJobRequest } from './step-job.js';
+import { buildStepReentry } from './step-reentry.js';
 
 /**
  * How a worker re-enters this program to run one step. `executorMain` fills it
