@@ -26,6 +26,8 @@ export {
   float,
   formatPyJsonPath,
   isBuiltinInstance,
+  isPyJsonObject,
+  isRecord,
   orderedKeys,
   parsePyJson,
   pyFloatRepr,
