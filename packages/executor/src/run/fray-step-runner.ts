@@ -6,7 +6,7 @@ import { ExponentialBackoff, pollUntil, pyJsonDumps } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import type { StepContext } from '../dag/types.js';
-import { ExecutorError } from '../errors.js';
+import { ExecutorError, stepFailed } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { VersionGraph } from '../versioning/version-graph.js';
@@ -286,10 +286,7 @@ export class FrayStepRunner implements StepRunner {
             cause: error,
             details: { jobId: job.jobId, logTail },
           });
-    return new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}; status=${status}`, {
-      cause,
-      details: { step: label, jobId: job.jobId, status, logTail },
-    });
+    return stepFailed(label, { cause, status, details: { jobId: job.jobId, status, logTail } });
   }
 }
 
