@@ -132,6 +132,22 @@ export default defineConfig(
     rules: { '@nx/enforce-module-boundaries': boundaries(DEV_ARROWS) },
   },
   {
+    // Fray's client API (src/client) is what the backends implement; it never imports a backend.
+    // Choosing a backend (currentClient, createDefaultClient) lives in src/backends.
+    files: ['packages/fray/src/client/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^@marin/[^/]+/(src|dist)(/|$)', message: 'import the package entry point, not its files' },
+            { regex: '(^|/)backends/', message: "fray's client API must not import its backends (src/backends)" },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The executor's core never reaches up into its CLI layer (src/main, src/cli); only the barrel
     // re-exports it.
     files: ['packages/executor/src/**'],

@@ -34,6 +34,10 @@ describe('module boundaries', () => {
     expect(await ruleIdsOf(eslint, fixture)).toEqual(['@nx/enforce-module-boundaries']);
   });
 
+  it("rejects fray's client API importing a backend", async () => {
+    expect(await ruleIdsOf(eslint, 'packages/fray/src/client/imports-backends.ts')).toEqual(['no-restricted-imports']);
+  });
+
   it("rejects the executor's core importing its CLI layer", async () => {
     expect(await ruleIdsOf(eslint, 'packages/executor/src/run/imports-cli.ts')).toEqual(['no-restricted-imports']);
   });

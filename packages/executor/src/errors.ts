@@ -41,3 +41,37 @@ export class ExecutorError extends CodedError<ExecutorErrorCode> {
     return ExecutorError.is(e) && e.code === code;
   }
 }
+
+/** Options of {@link stepFailed}. */
+export interface StepFailedOptions {
+  /** What went wrong. */
+  cause: unknown;
+  /** A Fray job's final status: the message ends `; status=<status>`. */
+  status?: string;
+  /** Details beside `step` (a job's `jobId`, `status`, `logTail`). */
+  details?: Record<string, unknown>;
+}
+
+const STEP_FAILED_PREFIX = 'Step failed: ';
+
+/**
+ * The error one failed step ends with: EXECUTOR_STEP_FAILED `Step failed: <label>` (`; status=<status>` for a
+ * Fray job), `details.step` = the label, `cause` = what went wrong.
+ */
+export function stepFailed(label: string, opts: StepFailedOptions): ExecutorError {
+  const status = opts.status === undefined ? '' : `; status=${opts.status}`;
+  return new ExecutorError('EXECUTOR_STEP_FAILED', `${STEP_FAILED_PREFIX}${label}${status}`, {
+    cause: opts.cause,
+    details: { step: label, ...opts.details },
+  });
+}
+
+/**
+ * True for the generic wrappers around the error worth reporting: a step's `Step failed: <label>` ({@link stepFailed})
+ * and a run's `<n> step(s) failed`. Structural, so it also holds for errors of another copy of this module.
+ */
+export function isStepFailureWrapper(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, message } = e as { code?: unknown; message?: unknown };
+  return code === 'EXECUTOR_STEP_FAILED' && typeof message === 'string' && (message.startsWith(STEP_FAILED_PREFIX) || / step\(s\) failed$/.test(message));
+}

@@ -3,7 +3,7 @@ import type { LeaseTimings } from '@marin/rigging';
 import { ExecutorStep } from './dag/executor-step.js';
 import { InputName } from './dag/input-name.js';
 import { pathJoin } from './dag/path-join.js';
-import { ExecutorError } from './errors.js';
+import { ExecutorError, stepFailed } from './errors.js';
 import type { ExecutorLogger } from './logger.js';
 import { compileRunOnly, unmatchedPatternsError } from './run/run-only.js';
 import { explainSteps, formatPlan } from './plan/explain.js';
@@ -339,10 +339,7 @@ export class Executor {
         } catch (e) {
           // Storage and lease errors surface as step failures with the usual chain.
           if (ExecutorError.is(e)) throw e;
-          throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${graph.label(step)}`, {
-            cause: e,
-            details: { step: graph.label(step) },
-          });
+          throw stepFailed(graph.label(step), { cause: e });
         }
       },
     });
@@ -425,13 +422,12 @@ export class Executor {
     const prunedInputs = (graph.dependencies.get(step) ?? []).filter((d) => prepared.pruned.has(d));
     if (prunedInputs.length > 0) {
       // Its inputs were pruned because it was built; running it now would read missing inputs.
-      throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
+      throw stepFailed(label, {
         cause: new ExecutorError(
           'EXECUTOR_STEP_FAILED',
           `the output of ${label} vanished after its dependencies (${prunedInputs.map((d) => graph.label(d)).join(', ')}) were pruned; run again to rebuild them`,
           { details: { step: label, reason: 'pruned-output-vanished' } },
         ),
-        details: { step: label },
       });
     }
     if (isFailedStatus(status) && !config.forceRunFailed) {
@@ -442,10 +438,7 @@ export class Executor {
       throw err;
     }
     if (step.fn === null) {
-      throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
-        cause: new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${label} has no callable fn`, { details: { step: label } }),
-        details: { step: label },
-      });
+      throw stepFailed(label, { cause: new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `Step ${label} has no callable fn`, { details: { step: label } }) });
     }
     const reason = await runReason({ status, outputPath, name: step.name, version: graph.versions.get(step), forced });
     const runOnce = (initialStatus: StepStatus | null): Promise<'ran' | 'skipped'> => runUnderLease({

@@ -34,8 +34,10 @@ export type PipelineErrorCode =
   | 'PIPELINE_UNSAFE_PATH'
   /** The hub's tree listing is malformed or unbounded: not an array, an entry without a size, a looping, foreign or endless `Link`, an oversized page. */
   | 'PIPELINE_HUB_LISTING_INVALID'
-  /** A token cache on disk is missing, unfinished or malformed. */
+  /** A token cache on disk is missing, unfinished or malformed, or stored in a layout this package does not read. */
   | 'PIPELINE_CACHE_INVALID'
+  /** A token cache writer used after `finish()` or `abort()` (`details.path`, `details.state`). */
+  | 'PIPELINE_WRITER_CLOSED'
   /** A Python environment or Levanter job could not start or failed. */
   | 'PIPELINE_JOB_FAILED'
   /**

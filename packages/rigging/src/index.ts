@@ -14,6 +14,8 @@
  * await mirrorBudget(1, () => readText('mirror://tokenized/shard-0.jsonl'));
  * ```
  */
+import { registerMirrorFilesystem } from './mirror/mirror-filesystem.js';
+
 export { CodedError, hasBrand } from './coded-error.js';
 export type { CodedErrorOptions } from './coded-error.js';
 export { RiggingError } from './errors.js';
@@ -24,6 +26,8 @@ export {
   float,
   formatPyJsonPath,
   isBuiltinInstance,
+  isPyJsonObject,
+  isRecord,
   orderedKeys,
   parsePyJson,
   pyFloatRepr,
@@ -45,7 +49,7 @@ export type {
   VersionedBytes,
 } from './fs/filesystem.js';
 export { filesystemFor, registerFilesystem } from './fs/registry.js';
-export type { FilesystemFactory } from './fs/registry.js';
+export type { FilesystemFactory, RegisterFilesystemOptions } from './fs/registry.js';
 export { createLocalFilesystem, localPathOf } from './fs/local-filesystem.js';
 export { createMemoryFilesystem, resetMemoryFilesystem } from './fs/memory-filesystem.js';
 export { ObjectStoreFilesystem } from './fs/object-store-filesystem.js';
@@ -116,6 +120,7 @@ export {
   createMirrorFilesystem,
   defaultMirrorFilesystem,
   mirrorRelativeKey,
+  registerMirrorFilesystem,
   resolveMirrorUrl,
   setDefaultMirrorFilesystem,
 } from './mirror/mirror-filesystem.js';
@@ -126,3 +131,7 @@ export { fetchFileAtomic } from './fs/fetch-file-atomic.js';
 export { findPythonInterpreter } from './python-env/find-python.js';
 export { PYTHON_ENV_LOCK_FILE, PYTHON_ENV_MARKER, ensurePythonEnv, pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from './python-env/python-env.js';
 export type { PythonEnv, PythonEnvOptions } from './python-env/python-env.js';
+
+// `mirror://` reads through the filesystem registry, so the registry does not import it: it registers
+// itself, through the public registration call, whenever this entry point loads.
+registerMirrorFilesystem();

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { buildStepReentry, currentClient, findWorkspaceRoot, FrayError, RemoteCallable, stepJobRequest } from '@marin/fray';
+import { currentClient, findWorkspaceRoot, FrayError, RemoteCallable } from '@marin/fray';
 import type { Client, JobStatus } from '@marin/fray';
 import { filesystemFor, parsePyJson, pyJsonDumps } from '@marin/rigging';
-import { ExecutorError } from '../errors.js';
+import { ExecutorError, stepFailed } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
+import { stepJobRequest } from '../run/step-job.js';
+import { buildStepReentry } from '../run/step-reentry.js';
 import { fileUnder } from '../status/status-store.js';
 import type { ArtifactStep } from './artifact-step.js';
 import { resultPayload } from './artifact-type.js';
@@ -128,9 +130,10 @@ export async function runRemoteBody(
     if (inv.signal.aborted) throw inv.signal.reason;
     const status: JobStatus = FrayError.hasCode(error, 'FRAY_JOB_FAILED') && (error as { failedStatus?: JobStatus }).failedStatus === 'stopped' ? 'stopped' : 'failed';
     const logTail = await job.logs({ maxLines: 50 }).catch(() => [] as string[]);
-    throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${h.id}; status=${status}`, {
+    throw stepFailed(h.id, {
       cause: logTail.length === 0 ? error : new ExecutorError('EXECUTOR_STEP_FAILED', `job ${job.jobId} ${status}; its output ends with:\n${logTail.join('\n')}`, { cause: error }),
-      details: { step: h.id, jobId: job.jobId, status, logTail },
+      status,
+      details: { jobId: job.jobId, status, logTail },
     });
   } finally {
     inv.signal.removeEventListener('abort', onAbort);

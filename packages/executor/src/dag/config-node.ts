@@ -10,7 +10,7 @@ export function isOpaqueObject(x: object): boolean {
  * True for a config record: a plain object or an instance of a user class (not an array, `Map`,
  * `Set`, `FloatValue` or built-in instance). Placeholders are records too; callers test them first.
  */
-export function isRecord(x: unknown): x is Record<string, unknown> {
+export function isConfigRecord(x: unknown): x is Record<string, unknown> {
   return (
     typeof x === 'object' &&
     x !== null &&
@@ -63,7 +63,7 @@ export function configCycleError(path: string | null, type: string): ExecutorErr
  * @throws {ExecutorError} EXECUTOR_INVALID_ARGUMENT when `x` is already on `stack`.
  */
 export function mapContainer(x: object, stack: Set<object>, fn: (child: unknown) => unknown): unknown {
-  const container = Array.isArray(x) || x instanceof Map || isRecord(x);
+  const container = Array.isArray(x) || x instanceof Map || isConfigRecord(x);
   if (!container) return x;
   if (stack.has(x)) throw configCycleError(null, x.constructor?.name ?? 'object');
   stack.add(x);

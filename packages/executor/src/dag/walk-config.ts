@@ -1,5 +1,5 @@
 import { ExecutorError } from '../errors.js';
-import { configCycleError, isRecord } from './config-node.js';
+import { configCycleError, isConfigRecord } from './config-node.js';
 import { ExecutorStep } from './executor-step.js';
 import { InputName } from './input-name.js';
 import { MirroredValue } from './mirrored-value.js';
@@ -79,7 +79,7 @@ export function visitConfigRaw(obj: unknown, visitor: ConfigVisitor): void {
     const isArray = Array.isArray(x);
     const isMap = x instanceof Map;
     const isSet = x instanceof Set;
-    if (!isArray && !isMap && !isSet && !isRecord(x)) return;
+    if (!isArray && !isMap && !isSet && !isConfigRecord(x)) return;
     if (stack.has(x)) throw configCycleError(prefix, typeName(x));
     stack.add(x);
     if (isArray || isSet) {

@@ -1,4 +1,4 @@
-import { createLease, filesystemFor, mapLimit, parsePyJson, RiggingError } from '@marin/rigging';
+import { createLease, filesystemFor, isRecord, mapLimit, parsePyJson, RiggingError } from '@marin/rigging';
 import type { FileInfo, LeaseTimings } from '@marin/rigging';
 import { fileUnder, INFO_FILE, LEASE_FILE, STATUS_FILE } from '../status/status-store.js';
 import { parseStatusText, STATUS_RUNNING } from '../status/status.js';
@@ -72,10 +72,6 @@ export interface ScanOptions {
 
 const MAX_DEPTH = 12;
 const IO = 16;
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 /** `created_date` is local time without offset (`2026-11-21T20:01:02.123000`); JS parses that as local. */
 function createdMsOf(info: Record<string, unknown>): number | null {

@@ -6,7 +6,7 @@ import { createBackendClient } from '@marin/fray';
 import type { Client } from '@marin/fray';
 import { marinPrefix } from '@marin/rigging';
 import type { ExecutorStep } from '../dag/executor-step.js';
-import { ExecutorError } from '../errors.js';
+import { ExecutorError, isStepFailureWrapper } from '../errors.js';
 import { Executor } from '../executor.js';
 import type { StepEntry } from '../executor-options.js';
 import type { ExecutorLogger } from '../logger.js';
@@ -303,7 +303,7 @@ function printFailure(error: unknown, report: RunReport | null, opts: { verbose:
     const chain = causeChain(error);
     // The first error below the generic wrappers says what failed; a system call's own message
     // (`EROFS: read-only file system, mkdir …`) only repeats it.
-    const head = chain.find((e) => !(ExecutorError.hasCode(e, 'EXECUTOR_STEP_FAILED') && /^Step failed: | step\(s\) failed$/.test(e.message))) ?? error;
+    const head = chain.find((e) => !(ExecutorError.is(e) && isStepFailureWrapper(e))) ?? error;
     const last = chain[chain.length - 1];
     const isSyscall = typeof last === 'object' && last !== null && typeof (last as { syscall?: unknown }).syscall === 'string';
     const headText = head instanceof Error ? head.message : String(head);

@@ -1,4 +1,4 @@
-import { createLease, filesystemFor, parsePyJson, RiggingError } from '@marin/rigging';
+import { createLease, filesystemFor, isRecord, parsePyJson, RiggingError } from '@marin/rigging';
 import type { LeaseTimings } from '@marin/rigging';
 import type { ExecutorStep } from '../dag/executor-step.js';
 import { ExecutorError } from '../errors.js';
@@ -53,10 +53,6 @@ export interface ExplainInput {
 }
 
 const MAX_CANDIDATES = 100;
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 function parentOf(path: string): string {
   const trimmed = path.replace(/\/+$/, '');

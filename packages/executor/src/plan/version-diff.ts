@@ -1,4 +1,4 @@
-import { FloatValue, pyJsonDumps } from '@marin/rigging';
+import { isPyJsonObject, pyJsonDumps } from '@marin/rigging';
 
 /** One changed leaf between two versions. */
 export interface VersionChange {
@@ -12,10 +12,6 @@ export interface VersionChange {
   after?: string;
 }
 
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x) && !FloatValue.is(x) && !(x instanceof Map);
-}
-
 function render(x: unknown): string {
   return pyJsonDumps(x, { strict: false, onWarning: () => {} });
 }
@@ -27,7 +23,7 @@ function render(x: unknown): string {
 export function flattenVersion(value: unknown, path = '', out = new Map<string, string>()): Map<string, string> {
   if (Array.isArray(value) && value.length > 0) {
     value.forEach((v, i) => flattenVersion(v, `${path}[${i}]`, out));
-  } else if (isRecord(value) && Object.keys(value).length > 0) {
+  } else if (isPyJsonObject(value) && Object.keys(value).length > 0) {
     for (const [k, v] of Object.entries(value)) flattenVersion(v, path === '' ? k : `${path}.${k}`, out);
   } else {
     out.set(path, render(value));

@@ -1,5 +1,5 @@
 import { FloatValue } from '@marin/rigging';
-import { configCycleError, isRecord, mapContainer, mapRecord } from '../dag/config-node.js';
+import { configCycleError, isConfigRecord, mapContainer, mapRecord } from '../dag/config-node.js';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import { MirroredValue } from '../dag/mirrored-value.js';
@@ -47,7 +47,7 @@ function stripFloats(x: unknown, stack: Set<object>): unknown {
   if (FloatValue.is(x)) return x.value;
   // Placeholders inside a versioned value are not resolved (Marin does not search them either).
   if (isPlaceholder(x)) return x;
-  if (!Array.isArray(x) && !(x instanceof Map) && !isRecord(x)) return x;
+  if (!Array.isArray(x) && !(x instanceof Map) && !isConfigRecord(x)) return x;
   if (stack.has(x)) throw configCycleError(null, x.constructor?.name ?? 'object');
   stack.add(x);
   try {
@@ -138,7 +138,7 @@ export function instantiateConfig<TConfig>(config: TConfig, options: Instantiate
       return typeof r === 'string' && !r.startsWith(MIRROR_SCHEME) ? `${MIRROR_SCHEME}${r}` : r;
     }
     if (FloatValue.is(x)) return keepFloats ? x : x.value;
-    if (Array.isArray(x) || x instanceof Map || isRecord(x)) return mapContainer(x, stack, resolve);
+    if (Array.isArray(x) || x instanceof Map || isConfigRecord(x)) return mapContainer(x, stack, resolve);
     return x;
   };
   return resolve(config);

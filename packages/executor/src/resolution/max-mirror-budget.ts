@@ -1,4 +1,4 @@
-import { isRecord } from '../dag/config-node.js';
+import { isConfigRecord } from '../dag/config-node.js';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import { MirroredValue } from '../dag/mirrored-value.js';
@@ -24,7 +24,7 @@ export function maxMirrorBudgetGb(rawConfig: unknown): number | null {
     if (x instanceof VersionedValue) visit(x.value);
     else if (Array.isArray(x)) for (const v of x) visit(v);
     else if (x instanceof Map) for (const v of x.values()) visit(v);
-    else if (isRecord(x)) for (const k of Object.keys(x)) visit(x[k]);
+    else if (isConfigRecord(x)) for (const k of Object.keys(x)) visit(x[k]);
   };
   visit(rawConfig);
   return max;

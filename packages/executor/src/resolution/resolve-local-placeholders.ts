@@ -1,5 +1,5 @@
 import { FloatValue } from '@marin/rigging';
-import { isRecord, mapContainer } from '../dag/config-node.js';
+import { isConfigRecord, mapContainer } from '../dag/config-node.js';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import { MirroredValue } from '../dag/mirrored-value.js';
@@ -31,7 +31,7 @@ export function resolveLocalPlaceholders<TConfig>(config: TConfig, outputPath: s
     if (FloatValue.is(x)) return x.value;
     if (x instanceof MirroredValue) return new MirroredValue(resolve(x.value), x.budgetGb);
     if (x instanceof InputName || x instanceof ExecutorStep) return x;
-    if (Array.isArray(x) || x instanceof Map || isRecord(x)) return mapContainer(x, stack, resolve);
+    if (Array.isArray(x) || x instanceof Map || isConfigRecord(x)) return mapContainer(x, stack, resolve);
     return x;
   };
   return resolve(config);

@@ -1,17 +1,19 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { FrayError, RemoteCallable, buildStepReentry, currentClient, findWorkspaceRoot, stepJobRequest } from '@marin/fray';
+import { FrayError, RemoteCallable, currentClient, findWorkspaceRoot } from '@marin/fray';
 import type { BinaryEntrypoint, Client, JobHandle, JobStatus } from '@marin/fray';
 import { ExponentialBackoff, pollUntil, pyJsonDumps } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { InputName } from '../dag/input-name.js';
 import type { StepContext } from '../dag/types.js';
-import { ExecutorError } from '../errors.js';
+import { ExecutorError, stepFailed } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import type { ExecutorLogger } from '../logger.js';
 import { VersionGraph } from '../versioning/version-graph.js';
 import { callStepFunction } from './step-runner.js';
 import type { StepInvocation, StepRunner } from './step-runner.js';
+import { stepJobRequest } from './step-job.js';
+import { buildStepReentry } from './step-reentry.js';
 
 /**
  * How a worker re-enters this program to run one step. `executorMain` fills it
@@ -284,10 +286,7 @@ export class FrayStepRunner implements StepRunner {
             cause: error,
             details: { jobId: job.jobId, logTail },
           });
-    return new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}; status=${status}`, {
-      cause,
-      details: { step: label, jobId: job.jobId, status, logTail },
-    });
+    return stepFailed(label, { cause, status, details: { jobId: job.jobId, status, logTail } });
   }
 }
 

@@ -1,4 +1,4 @@
-import { parsePyJson } from '@marin/rigging';
+import { isRecord, parsePyJson } from '@marin/rigging';
 import { nearestEarlierVersion } from '../plan/explain.js';
 import { diffVersions } from '../plan/version-diff.js';
 import type { VersionChange } from '../plan/version-diff.js';
@@ -50,10 +50,6 @@ export async function runReason(input: RunReasonInput): Promise<string> {
   if (config.length > 0) return `config changed: ${summarizeChanges(config)}`;
   if (changes.some((c) => c.path.startsWith('dependencies'))) return 'dependency changed';
   return changes.length > 0 ? `version changed: ${summarizeChanges(changes, '')}` : 'no earlier output';
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isStepFailureWrapper } from '../errors.js';
 import type { RunSummary } from '../progress/step-state.js';
 
 /** How one step ended in a run; `pruned` steps were not needed because what they feed is built. */
@@ -53,16 +54,6 @@ function messageOf(e: unknown): string {
   return String(e);
 }
 
-/** `Step failed: <label>` and `<n> step(s) failed` only wrap the error worth reporting. */
-function isWrapper(e: unknown): boolean {
-  return (
-    isObject(e) &&
-    e['code'] === 'EXECUTOR_STEP_FAILED' &&
-    typeof e['message'] === 'string' &&
-    (e['message'].startsWith('Step failed: ') || / step\(s\) failed$/.test(e['message']))
-  );
-}
-
 function codeOf(e: unknown): string | null {
   return isObject(e) && typeof e['code'] === 'string' && /^[A-Z]+_[A-Z_]+$/.test(e['code']) ? e['code'] : null;
 }
@@ -86,7 +77,7 @@ export function describeFailure(error: unknown): FailureReport {
   let logs: string | null = null;
   let remoteCause: string | null = null;
   for (const e of chain) {
-    if (code === null && !isWrapper(e)) code = codeOf(e);
+    if (code === null && !isStepFailureWrapper(e)) code = codeOf(e);
     const details = isObject(e) ? e['details'] : undefined;
     if (!isObject(details)) continue;
     if (logs === null && typeof details['jobId'] === 'string') logs = `iris job logs ${details['jobId']}`;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLease, defaultWorkerId, filesystemFor } from '@marin/rigging';
 import type { DistributedLease, LeaseOptions, LeaseTimings } from '@marin/rigging';
-import { ExecutorError } from '../errors.js';
+import { ExecutorError, stepFailed } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import type { StepState } from '../progress/step-state.js';
 import { startHeartbeat } from './heartbeat.js';
@@ -260,10 +260,7 @@ async function runHolding(opts: LeaseLoopOptions, lease: HeldLease, now: () => n
   }
   await writeStatus(outputPath, STATUS_FAILED);
   await lease.release();
-  throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step failed: ${label}`, {
-    cause: failure.error,
-    details: { step: label },
-  });
+  throw stepFailed(label, { cause: failure.error });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { filesystemFor, parsePyJson, pyJsonDumps, RiggingError } from '@marin/rigging';
+import { filesystemFor, isRecord, parsePyJson, pyJsonDumps, RiggingError } from '@marin/rigging';
 import { ExecutorError } from '../errors.js';
 import type { ExecutorLogger } from '../logger.js';
 import { fileUnder, INFO_FILE } from './status-store.js';
@@ -35,10 +35,6 @@ export async function readInfoText(outputPath: string): Promise<string | null> {
     if (RiggingError.hasCode(e, 'RIGGING_NOT_FOUND')) return null;
     throw e;
   }
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 /**

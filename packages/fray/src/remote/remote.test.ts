@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { currentClient, withClient } from '../client/current-client.js';
+import { currentClient } from '../backends/current-client.js';
+import { withClient } from '../client/client-scope.js';
 import { silentLogger } from '../client/logger.js';
 import type { CallableEntrypoint } from '../request/entrypoint.js';
 import { ResourceConfig } from '../resources/resource-config.js';

@@ -1,4 +1,4 @@
-import { currentClient } from '../client/current-client.js';
+import { currentClient } from '../backends/current-client.js';
 import { FrayError } from '../errors.js';
 import { Entrypoint } from '../request/entrypoint.js';
 import type { JsonValue, ModuleEntrypoint } from '../request/entrypoint.js';

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { startLocalCluster } from '@marin/iris';
 import type { LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Entrypoint, JobFailed, ResourceConfig, buildStepReentry, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
+import { Entrypoint, JobFailed, ResourceConfig, createEnvironment, createIrisBackend, findWorkspaceRoot, waitAll } from '@marin/fray';
 import type { FrayLogger, IrisJobClient } from '@marin/fray';
 
 import { clientContract } from '../contracts/client.contract.js';
 import { pendingReasonContract } from '../contracts/pending-reason.contract.js';
+import { reentryCommand } from '../helpers/reentry-command.js';
 
 const FIXTURE = 'packages/fray/test/fixtures/jobs.ts';
 const quiet: FrayLogger = { info: () => undefined, warn: () => undefined };
@@ -187,18 +188,18 @@ describe('Iris backend on an embedded cluster (bundled)', () => {
   });
 });
 
-describe('step re-entry on an embedded cluster', () => {
+describe('callable re-entry on an embedded cluster', () => {
   it('runs the re-entry command in place with step_config.json shipped privately, and reports a missing step as failed', async () => {
     await using fray = createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet });
     const out = join(dir, 'step.json');
-    const common = { entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.ts'), execArgv: ['--conditions=@marin/source', '--import', 'tsx'], userArgs: ['--user-flag'], prefix: dir };
-    const reentry = buildStepReentry({ ...common, outputPath: `${dir}/tokenized/x-abc123`, stepConfigJson: JSON.stringify({ out }) });
+    const common = { fixture: 'reentry-entry.ts', nodeFlags: ['--conditions=@marin/source', '--import', 'tsx'], args: ['--user-flag'], prefix: dir };
+    const reentry = reentryCommand({ ...common, runStep: `${dir}/tokenized/x-abc123`, config: { out } });
     const job = await fray.submit({ name: name('step'), entrypoint: Entrypoint.fromCallable(() => undefined, { reentry }) });
     expect(await job.wait()).toBe('succeeded');
     const seen = JSON.parse(await readFile(out, 'utf8')) as { runStep: string; cwd: string };
     expect(seen).toMatchObject({ runStep: `${dir}/tokenized/x-abc123`, cwd: findWorkspaceRoot() });
 
-    const missing = buildStepReentry({ ...common, outputPath: 'nope', stepConfigJson: JSON.stringify({ out, fail: true }) });
+    const missing = reentryCommand({ ...common, runStep: 'nope', config: { out, fail: true } });
     const bad = await fray.submit({ name: name('step-missing'), entrypoint: Entrypoint.fromCallable(() => undefined, { reentry: missing }) });
     expect(await bad.wait({ raiseOnFailure: false })).toBe('failed');
     expect((await bad.logs()).join('\n')).toContain('not found in the rebuilt DAG');
@@ -208,14 +209,7 @@ describe('step re-entry on an embedded cluster', () => {
     const counting = countingClient();
     await using fray = createIrisBackend({ irisClient: counting, logger: quiet });
     const out = join(dir, 'bundled-step.json');
-    const reentry = buildStepReentry({
-      entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.mjs'),
-      execArgv: [],
-      userArgs: [],
-      prefix: dir,
-      outputPath: `${dir}/step-xyz`,
-      stepConfigJson: JSON.stringify({ out }),
-    });
+    const reentry = reentryCommand({ fixture: 'reentry-entry.mjs', prefix: dir, runStep: `${dir}/step-xyz`, config: { out } });
     const job = await fray.submit({ name: name('bundled-step'), entrypoint: Entrypoint.fromCallable(() => undefined, { reentry }), environment: createEnvironment({ setupCommands: [] }) });
     expect(await job.wait()).toBe('succeeded');
     const seen = JSON.parse(await readFile(out, 'utf8')) as { runStep: string; configFile: string; cwd: string };

@@ -7,6 +7,7 @@ import type { FrayLogger, JobStatus } from '@marin/fray';
 import { isProcessGroupAlive, pollUntil } from '@marin/rigging';
 
 import { clientContract } from '../contracts/client.contract.js';
+import { reentryCommand } from '../helpers/reentry-command.js';
 
 const FIXTURE = 'packages/fray/test/fixtures/jobs.ts';
 
@@ -353,18 +354,17 @@ describe('waitAll() on the local backend', () => {
   });
 });
 
-describe('local backend: step re-entry', () => {
+describe('local backend: callable re-entry', () => {
   it('runs the re-entry command from the workspace root with step_config.json shipped as a file', async () => {
-    const { buildStepReentry } = await import('@marin/fray');
     await using client = createLocalClient({ logger: captureLogger(), callables: 'reentry' });
     const out = join(dir, 'step.json');
-    const reentry = buildStepReentry({
-      entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.ts'),
-      execArgv: ['--conditions=@marin/source', '--import', 'tsx'],
-      userArgs: ['--user-flag', 'x', '--prefix', 'ignored'],
+    const reentry = reentryCommand({
+      fixture: 'reentry-entry.ts',
+      nodeFlags: ['--conditions=@marin/source', '--import', 'tsx'],
+      args: ['--user-flag', 'x'],
       prefix: dir,
-      outputPath: `${dir}/tokenized/x-abc123`,
-      stepConfigJson: JSON.stringify({ out }),
+      runStep: `${dir}/tokenized/x-abc123`,
+      config: { out },
     });
     const job = await client.submit({ name: 'step', entrypoint: Entrypoint.fromCallable(() => undefined, { reentry }) });
     expect(await job.wait()).toBe('succeeded');
@@ -373,7 +373,7 @@ describe('local backend: step re-entry', () => {
     expect(seen.argv.slice(0, 2)).toEqual(['--user-flag', 'x']);
     expect(seen.cwd).toBe(join(import.meta.dirname, '../../../..'));
 
-    const failing = buildStepReentry({ entryScript: join(import.meta.dirname, '../fixtures/reentry-entry.ts'), execArgv: ['--import', 'tsx'], userArgs: [], prefix: dir, outputPath: 'nope', stepConfigJson: JSON.stringify({ out, fail: true }) });
+    const failing = reentryCommand({ fixture: 'reentry-entry.ts', nodeFlags: ['--import', 'tsx'], prefix: dir, runStep: 'nope', config: { out, fail: true } });
     const bad = await client.submit({ name: 'step-bad', entrypoint: Entrypoint.fromCallable(() => undefined, { reentry: failing }) });
     expect(await bad.wait({ raiseOnFailure: false })).toBe('failed');
     expect((await bad.logs()).join('\n')).toContain('not found in the rebuilt DAG');

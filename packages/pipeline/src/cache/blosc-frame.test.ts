@@ -82,9 +82,22 @@ describe('decodeBloscFrame()', () => {
     expect(same(decodeBloscFrame(frame), src)).toBe(true);
   });
 
-  it('rejects a truncated frame', () => {
+  it('rejects a truncated frame as PIPELINE_CACHE_INVALID', () => {
     const frame = encodeBloscFrame(tokens(1000), { typesize: 4, compression: 'lz4' });
-    expect(() => decodeBloscFrame(frame.subarray(0, 40))).toThrow();
+    expect(() => decodeBloscFrame(frame.subarray(0, 40))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
+    expect(() => decodeBloscFrame(frame.subarray(0, 8))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
+  });
+
+  it('rejects a frame of another format version, codec or with bit shuffle as PIPELINE_CACHE_INVALID', () => {
+    const frame = encodeBloscFrame(tokens(1000), { typesize: 4, compression: 'lz4' });
+    const with_ = (at: number, value: number): Uint8Array => {
+      const copy = frame.slice();
+      copy[at] = value;
+      return copy;
+    };
+    expect(() => decodeBloscFrame(with_(0, 9))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
+    expect(() => decodeBloscFrame(with_(2, (frame[2]! & 0x1f) | (3 << 5)))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
+    expect(() => decodeBloscFrame(with_(2, frame[2]! | 0x04))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
   });
 });
 

@@ -1,3 +1,4 @@
+import { PipelineError } from '../errors.js';
 import { shuffleBytes, unshuffleBytes } from './byte-shuffle.js';
 import { compressLz4Block, compressLz4BlockAsync, decompressLz4Block } from './lz4-block.js';
 
@@ -133,10 +134,10 @@ export interface BloscHeader {
   cbytes: number;
 }
 
-/** Parses the 16-byte header. @throws Error when the frame is too short or has an unknown version */
+/** Parses the 16-byte header. @throws {PipelineError} PIPELINE_CACHE_INVALID when the frame is too short or has an unknown version */
 export function readBloscHeader(frame: Uint8Array): BloscHeader {
-  if (frame.byteLength < BLOSC_HEADER_BYTES) throw new Error(`blosc frame of ${frame.byteLength} bytes is shorter than its header`);
-  if (frame[0]! > VERSION_FORMAT || frame[0] === 0) throw new Error(`unsupported blosc format version ${frame[0]}`);
+  if (frame.byteLength < BLOSC_HEADER_BYTES) throw new PipelineError('PIPELINE_CACHE_INVALID', `blosc frame of ${frame.byteLength} bytes is shorter than its header`);
+  if (frame[0]! > VERSION_FORMAT || frame[0] === 0) throw new PipelineError('PIPELINE_CACHE_INVALID', `unsupported blosc format version ${frame[0]}`);
   const view = new DataView(frame.buffer, frame.byteOffset, BLOSC_HEADER_BYTES);
   return {
     flags: frame[2]!,
@@ -150,19 +151,20 @@ export function readBloscHeader(frame: Uint8Array): BloscHeader {
 /**
  * Decodes one Blosc1 frame: stored frames, and LZ4 frames with or without byte shuffle, split or
  * not (Levanter's own caches use split blocks).
- * @throws Error when the frame is truncated, corrupt or uses a codec other than LZ4
+ * @throws {PipelineError} PIPELINE_CACHE_INVALID when the frame is truncated, corrupt or uses a codec other than LZ4;
+ * the LZ4 decoder's own error for a corrupt block
  */
 export function decodeBloscFrame(frame: Uint8Array): Uint8Array {
   const h = readBloscHeader(frame);
-  if (h.cbytes > frame.byteLength) throw new Error(`blosc frame says ${h.cbytes} bytes, only ${frame.byteLength} present`);
+  if (h.cbytes > frame.byteLength) throw new PipelineError('PIPELINE_CACHE_INVALID', `blosc frame says ${h.cbytes} bytes, only ${frame.byteLength} present`);
   if (h.flags & FLAG_MEMCPYED) {
-    if (BLOSC_HEADER_BYTES + h.nbytes > frame.byteLength) throw new Error('stored blosc frame is truncated');
+    if (BLOSC_HEADER_BYTES + h.nbytes > frame.byteLength) throw new PipelineError('PIPELINE_CACHE_INVALID', 'stored blosc frame is truncated');
     return frame.slice(BLOSC_HEADER_BYTES, BLOSC_HEADER_BYTES + h.nbytes);
   }
   const codec = h.flags >> 5;
-  if (codec !== CODEC_LZ4) throw new Error(`blosc codec ${codec} is not supported (only lz4)`);
-  if (h.flags & FLAG_BITSHUFFLE) throw new Error('blosc bit shuffle is not supported');
-  if (h.blocksize <= 0) throw new Error('blosc frame has a zero block size');
+  if (codec !== CODEC_LZ4) throw new PipelineError('PIPELINE_CACHE_INVALID', `blosc codec ${codec} is not supported (only lz4)`);
+  if (h.flags & FLAG_BITSHUFFLE) throw new PipelineError('PIPELINE_CACHE_INVALID', 'blosc bit shuffle is not supported');
+  if (h.blocksize <= 0) throw new PipelineError('PIPELINE_CACHE_INVALID', 'blosc frame has a zero block size');
   const dontSplit = (h.flags & FLAG_DONT_SPLIT) !== 0;
   const unshuffle = (h.flags & FLAG_SHUFFLE) !== 0 && h.typesize > 1;
   const out = new Uint8Array(h.nbytes);

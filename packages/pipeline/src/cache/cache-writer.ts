@@ -79,7 +79,7 @@ export async function createCacheWriter(dirUrl: string, options: CacheWriterOpti
   const ids = await JaggedArrayWriter.create(`${url}/${INPUT_IDS_FIELD}`, { dtype: config.dtype, compression: config.compression, blocksize: config.blocksize });
   let state: 'open' | 'finished' | 'aborted' = 'open';
   const assertOpen = (): void => {
-    if (state !== 'open') throw new Error(`token cache writer for "${url}" is already ${state}`);
+    if (state !== 'open') throw new PipelineError('PIPELINE_WRITER_CLOSED', `token cache writer for "${url}" is already ${state}`, { details: { path: url, state } });
   };
   return {
     url,

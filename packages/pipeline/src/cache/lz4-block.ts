@@ -1,4 +1,5 @@
 import { compress, compressSync, uncompressSync } from 'lz4-napi';
+import { PipelineError } from '../errors.js';
 
 /**
  * Raw LZ4 blocks (no frame, no size prefix), the format c-blosc stores inside its blocks.
@@ -20,13 +21,13 @@ export async function compressLz4BlockAsync(src: Uint8Array): Promise<Uint8Array
 
 /**
  * Decompresses a raw LZ4 block whose decoded size is known.
- * @throws Error from the decoder when the block is corrupt or decodes to another size
+ * @throws Error from the decoder when the block is corrupt; {PipelineError} PIPELINE_CACHE_INVALID when it decodes to another size
  */
 export function decompressLz4Block(block: Uint8Array, decodedBytes: number): Uint8Array {
   const prefixed = Buffer.allocUnsafe(SIZE_PREFIX_BYTES + block.byteLength);
   prefixed.writeUInt32LE(decodedBytes, 0);
   prefixed.set(block, SIZE_PREFIX_BYTES);
   const out = uncompressSync(prefixed);
-  if (out.byteLength !== decodedBytes) throw new Error(`lz4 block decoded to ${out.byteLength} bytes, expected ${decodedBytes}`);
+  if (out.byteLength !== decodedBytes) throw new PipelineError('PIPELINE_CACHE_INVALID', `lz4 block decoded to ${out.byteLength} bytes, expected ${decodedBytes}`);
   return out;
 }

@@ -1,6 +1,10 @@
 import { createReadStream } from '@marin/rigging';
+import { PipelineError } from '../errors.js';
 
-/** Reads bytes `[start, end)` of `url` through rigging (local paths, gs://, memory://). */
+/**
+ * Reads bytes `[start, end)` of `url` through rigging (local paths, gs://, memory://).
+ * @throws {PipelineError} PIPELINE_INPUT_INVALID when the file ends before `end` (`details.path`)
+ */
 export async function readRange(url: string, start: number, end: number): Promise<Uint8Array> {
   const out = new Uint8Array(end - start);
   if (end <= start) return out;
@@ -10,6 +14,6 @@ export async function readRange(url: string, start: number, end: number): Promis
     out.set(piece.subarray(0, out.byteLength - pos), pos);
     pos += piece.byteLength;
   }
-  if (pos < out.byteLength) throw new Error(`"${url}" ended after ${start + pos} bytes, expected ${end}`);
+  if (pos < out.byteLength) throw new PipelineError('PIPELINE_INPUT_INVALID', `"${url}" ended after ${start + pos} bytes, expected ${end}`, { details: { path: url } });
   return out;
 }

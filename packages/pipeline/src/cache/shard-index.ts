@@ -1,4 +1,5 @@
 import { crc32c } from '@node-rs/crc32';
+import { PipelineError } from '../errors.js';
 
 /**
  * The index at the end of a zarr v3 shard file: one (u64 offset, u64 nbytes) little-endian pair per
@@ -39,14 +40,14 @@ export function encodeShardIndex(entries: readonly (ShardIndexEntry | null)[]): 
 
 /**
  * Decodes and checks an index of `chunks` entries.
- * @throws Error when the checksum does not match or an entry points outside the shard
+ * @throws {PipelineError} PIPELINE_CACHE_INVALID when the checksum does not match or an entry points outside the shard
  */
 export function decodeShardIndex(bytes: Uint8Array, chunks: number, shardBytes: number): (ShardIndexEntry | null)[] {
-  if (bytes.byteLength !== shardIndexBytes(chunks)) throw new Error(`shard index has ${bytes.byteLength} bytes, expected ${shardIndexBytes(chunks)}`);
+  if (bytes.byteLength !== shardIndexBytes(chunks)) throw new PipelineError('PIPELINE_CACHE_INVALID', `shard index has ${bytes.byteLength} bytes, expected ${shardIndexBytes(chunks)}`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const stored = view.getUint32(chunks * 16, true);
   const actual = crc32c(bytes.subarray(0, chunks * 16));
-  if (stored !== actual) throw new Error(`shard index checksum mismatch (stored ${stored.toString(16)}, computed ${actual.toString(16)})`);
+  if (stored !== actual) throw new PipelineError('PIPELINE_CACHE_INVALID', `shard index checksum mismatch (stored ${stored.toString(16)}, computed ${actual.toString(16)})`);
   const entries: (ShardIndexEntry | null)[] = [];
   for (let i = 0; i < chunks; i++) {
     const p = i * 16;
@@ -56,7 +57,7 @@ export function decodeShardIndex(bytes: Uint8Array, chunks: number, shardBytes: 
     }
     const offset = Number(view.getBigUint64(p, true));
     const nbytes = Number(view.getBigUint64(p + 8, true));
-    if (offset + nbytes > shardBytes) throw new Error(`shard index entry ${i} (${offset}+${nbytes}) points past the end of the shard (${shardBytes} bytes)`);
+    if (offset + nbytes > shardBytes) throw new PipelineError('PIPELINE_CACHE_INVALID', `shard index entry ${i} (${offset}+${nbytes}) points past the end of the shard (${shardBytes} bytes)`);
     entries.push({ offset, nbytes });
   }
   return entries;

@@ -6,7 +6,7 @@ import { readBloscHeader } from './blosc-frame.js';
 import { decodeShardIndex, shardIndexBytes } from './shard-index.js';
 import { ShardedArrayReader } from './sharded-array-reader.js';
 import { ShardedArrayWriter } from './sharded-array-writer.js';
-import { CHUNKS_PER_SHARD, INNER_CHUNK_ELEMENTS, zarrArrayMetadata } from './zarr-array-metadata.js';
+import { CHUNKS_PER_SHARD, INNER_CHUNK_ELEMENTS, parseZarrArrayMetadata, zarrArrayMetadata } from './zarr-array-metadata.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -86,6 +86,13 @@ describe('ShardedArrayWriter', () => {
     w.abort();
   });
 
+  it('refuses appends after finish as PIPELINE_WRITER_CLOSED', async () => {
+    const w = ShardedArrayWriter.create(join(dir, 'closed'), { dtype: 'int32', compression: 'lz4' });
+    await w.append([1]);
+    await w.finish();
+    await expect(w.append([2])).rejects.toMatchObject({ code: 'PIPELINE_WRITER_CLOSED' });
+  });
+
   it('works on memory:// too', async () => {
     const url = `memory://sharded-array-${Date.now()}/data`;
     const w = ShardedArrayWriter.create(url, { dtype: 'int32', compression: 'lz4' });
@@ -113,5 +120,17 @@ describe('ShardedArrayReader', () => {
     await expect(ShardedArrayReader.open(join(dir, 'nothing'))).rejects.toMatchObject({ code: 'PIPELINE_CACHE_INVALID' });
     await writeFile(join(dir, 'zarr.json'), JSON.stringify({ ...zarrArrayMetadata('int32'), data_type: 'float32' }));
     await expect(ShardedArrayReader.open(dir)).rejects.toMatchObject({ code: 'PIPELINE_CACHE_INVALID' });
+  });
+
+  it('reports a layout it does not read (other inner codecs, shard index, chunking) as PIPELINE_CACHE_INVALID', () => {
+    const meta = zarrArrayMetadata('int32') as { codecs: [{ configuration: { codecs: { name: string }[]; index_codecs: { name: string }[]; chunk_shape: number[] } }] };
+    const variant = (change: (m: typeof meta) => void): unknown => {
+      const m = structuredClone(meta);
+      change(m);
+      return m;
+    };
+    expect(() => parseZarrArrayMetadata(variant((m) => m.codecs[0].configuration.codecs.reverse()))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
+    expect(() => parseZarrArrayMetadata(variant((m) => m.codecs[0].configuration.index_codecs.pop()))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
+    expect(() => parseZarrArrayMetadata(variant((m) => (m.codecs[0].configuration.chunk_shape[0]! += 1)))).toThrow(expect.objectContaining({ code: 'PIPELINE_CACHE_INVALID' }));
   });
 });

@@ -1,4 +1,5 @@
 import { createWriteStream, writeText } from '@marin/rigging';
+import { PipelineError } from '../errors.js';
 import { encodeBloscFrameAsync } from './blosc-frame.js';
 import type { BloscCompression } from './blosc-frame.js';
 import { encodeShardIndex } from './shard-index.js';
@@ -150,7 +151,7 @@ export class ShardedArrayWriter {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error(`array writer for "${this.url}" is already finished`);
+    if (this.closed) throw new PipelineError('PIPELINE_WRITER_CLOSED', `array writer for "${this.url}" is already finished`, { details: { path: this.url } });
   }
 
   private async flushChunk(): Promise<void> {

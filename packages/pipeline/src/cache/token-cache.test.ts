@@ -57,6 +57,17 @@ describe('createCacheWriter()', () => {
     expect(JSON.parse(await readFile(join(dir, 'train', '.stats.json'), 'utf8'))).toEqual({ total_tokens: tokens, total_elements: 50 });
   });
 
+  it('refuses appends and a second finish after finish or abort as PIPELINE_WRITER_CLOSED', async () => {
+    const done = await createCacheWriter(join(dir, 'done'));
+    await done.append([1, 2]);
+    await done.finish();
+    await expect(done.append([3])).rejects.toMatchObject({ code: 'PIPELINE_WRITER_CLOSED', details: { state: 'finished' } });
+    await expect(done.finish()).rejects.toMatchObject({ code: 'PIPELINE_WRITER_CLOSED' });
+    const dropped = await createCacheWriter(join(dir, 'dropped'));
+    await dropped.abort();
+    await expect(dropped.append([1])).rejects.toMatchObject({ code: 'PIPELINE_WRITER_CLOSED', details: { state: 'aborted' } });
+  });
+
   it('rejects invalid options as PIPELINE_CONFIG_INVALID', async () => {
     await expect(createCacheWriter(join(dir, 'x'), { compression: 'zstd' as 'lz4' })).rejects.toMatchObject({ code: 'PIPELINE_CONFIG_INVALID' });
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PipelineError } from '../errors.js';
 
 /** Element types of the cache's arrays: offsets are int64; token data is int32 or int64. */
 export type ArrayDtype = 'int32' | 'int64';
@@ -79,7 +80,8 @@ export interface ZarrArrayLayout {
 /**
  * Checks a parsed `zarr.json` against the layout this package reads (the one Levanter writes) and
  * returns its dtype and chunk sizes.
- * @throws Error describing the first unsupported property
+ * @throws {PipelineError} PIPELINE_CACHE_INVALID describing the first unsupported property (zod's error for a
+ * `zarr.json` of another shape)
  */
 export function parseZarrArrayMetadata(json: unknown): ZarrArrayLayout {
   const meta = ZarrJsonSchema.parse(json);
@@ -87,13 +89,13 @@ export function parseZarrArrayMetadata(json: unknown): ZarrArrayLayout {
   const names = sharding.codecs.map((c) => c.name);
   const endian = sharding.codecs.find((c) => c.name === 'bytes')?.configuration?.['endian'];
   if (names.join(',') !== 'bytes,blosc' || (endian !== undefined && endian !== 'little')) {
-    throw new Error(`unsupported inner codecs ${JSON.stringify(names)} (expected little-endian bytes, then blosc)`);
+    throw new PipelineError('PIPELINE_CACHE_INVALID', `unsupported inner codecs ${JSON.stringify(names)} (expected little-endian bytes, then blosc)`);
   }
   if (sharding.index_codecs.map((c) => c.name).join(',') !== 'bytes,crc32c' || (sharding.index_location ?? 'end') !== 'end') {
-    throw new Error('unsupported shard index (expected bytes + crc32c at the end of the shard)');
+    throw new PipelineError('PIPELINE_CACHE_INVALID', 'unsupported shard index (expected bytes + crc32c at the end of the shard)');
   }
   const shardElements = meta.chunk_grid.configuration.chunk_shape[0];
   const innerChunkElements = sharding.chunk_shape[0];
-  if (shardElements % innerChunkElements !== 0) throw new Error('the outer chunk is not a whole number of inner chunks');
+  if (shardElements % innerChunkElements !== 0) throw new PipelineError('PIPELINE_CACHE_INVALID', 'the outer chunk is not a whole number of inner chunks');
   return { dtype: meta.data_type, shardElements, innerChunkElements };
 }

@@ -205,7 +205,7 @@ class LocalFilesystem implements ConditionalFilesystem {
   async rename(src: string, dst: string): Promise<void> {
     await mapFsErrors(src, 'rename', async () => {
       if (!isLocalUrl(dst)) {
-        const dstFs = (await lookupFilesystem(dst));
+        const dstFs = lookupFilesystem(dst);
         const info = await this.info(src);
         if (info.type === 'file') await streamCopy(this, src, dstFs, dst);
         else {
@@ -238,7 +238,7 @@ class LocalFilesystem implements ConditionalFilesystem {
   async copy(src: string, dst: string): Promise<void> {
     await mapFsErrors(src, 'copy', async () => {
       if (!isLocalUrl(dst)) {
-        await streamCopy(this, src, (await lookupFilesystem(dst)), dst);
+        await streamCopy(this, src, lookupFilesystem(dst), dst);
         return;
       }
       const to = localPathOf(dst);

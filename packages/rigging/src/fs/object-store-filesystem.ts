@@ -207,7 +207,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
     await mapFsErrors(src, 'rename', async () => {
       if (!this.owns(dst)) {
         const info = await this.stat(src);
-        const dstFs = (await lookupFilesystem(dst));
+        const dstFs = lookupFilesystem(dst);
         if (info.type === 'file') await streamCopy(this, src, dstFs, dst);
         else {
           await dstFs.rm(dst, { recursive: true, missingOk: true });
@@ -244,7 +244,7 @@ export abstract class ObjectStoreFilesystem implements ConditionalFilesystem {
   async copy(src: string, dst: string): Promise<void> {
     await mapFsErrors(src, 'copy', async () => {
       if (!this.owns(dst)) {
-        await streamCopy(this, src, (await lookupFilesystem(dst)), dst);
+        await streamCopy(this, src, lookupFilesystem(dst), dst);
         return;
       }
       const s = this.locate(src);

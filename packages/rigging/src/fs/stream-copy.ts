@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import { RiggingError } from '../errors.js';
 import type { Filesystem } from './filesystem.js';
 
 /** Streams one file from `src` on `srcFs` to `dst` on `dstFs`; the destination appears only when complete. */
@@ -14,11 +15,25 @@ export async function streamCopy(srcFs: Filesystem, src: string, dstFs: Filesyst
   await pipeline(input, output);
 }
 
+let registryLookup: ((url: string) => Filesystem) | undefined;
+
 /**
- * `filesystemFor(url)`, loaded lazily: the registry imports every backend, so backends reach it
- * through a dynamic import instead of a static cycle.
+ * Installs how a backend finds the filesystem of a destination on another backend. The registry calls it with
+ * `filesystemFor` when it loads: it imports the backends, so they reach it through this hook, not an import.
  */
-export async function lookupFilesystem(url: string): Promise<Filesystem> {
-  const { filesystemFor } = await import('./registry.js');
-  return filesystemFor(url);
+export function setCrossBackendLookup(lookup: (url: string) => Filesystem): void {
+  registryLookup = lookup;
+}
+
+/**
+ * The filesystem of `url` on another backend, through the registry.
+ * @throws {RiggingError} RIGGING_UNSUPPORTED when the registry has not loaded (a backend module used on its own)
+ */
+export function lookupFilesystem(url: string): Filesystem {
+  if (registryLookup === undefined) {
+    throw new RiggingError('RIGGING_UNSUPPORTED', `no filesystem registry to reach "${url}" from another backend`, {
+      details: { path: url, operation: 'lookupFilesystem' },
+    });
+  }
+  return registryLookup(url);
 }

@@ -1,12 +1,19 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { filesystemContract } from '../../test/contracts/filesystem.contract.js';
 import { mirrorContract } from '../../test/contracts/mirror.contract.js';
 import { parseDataConfig, withDataConfig } from '../config/data-config.js';
 import { filesystemFor } from '../fs/registry.js';
-import { createMirrorFilesystem, mirrorRelativeKey, resolveMirrorUrl, setDefaultMirrorFilesystem } from './mirror-filesystem.js';
+import { createMirrorFilesystem, mirrorRelativeKey, registerMirrorFilesystem, resolveMirrorUrl, setDefaultMirrorFilesystem } from './mirror-filesystem.js';
+
+const execFileAsync = promisify(execFile);
+
+// What the package's entry point does when it loads (this file imports the module, not the entry point).
+registerMirrorFilesystem();
 
 mirrorContract('local directories as regional buckets', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'rigging-mirror-'));
@@ -58,13 +65,21 @@ describe('mirror defaults', () => {
   });
 
   it('backs filesystemFor("mirror://") and resolveMirrorUrl with the replaceable default', async () => {
+    const before = filesystemFor('mirror://k.txt');
     const mirror = createMirrorFilesystem({ localPrefix: 'memory://default-local', remotePrefixes: ['memory://default-remote'], log: () => undefined });
     setDefaultMirrorFilesystem(mirror);
+    expect(before).not.toBe(mirror);
     await filesystemFor('memory://x').writeText('memory://default-remote/k.txt', 'k');
     expect(filesystemFor('mirror://k.txt')).toBe(mirror);
     expect(await resolveMirrorUrl('mirror://k.txt')).toBe('memory://default-local/k.txt');
     expect(await resolveMirrorUrl('gs://b/x')).toBe('gs://b/x');
   });
+
+  it('serves mirror:// to a process that imports only @marin/rigging (its entry point registers it)', async () => {
+    const code = "import { filesystemFor, MirrorFilesystem } from '@marin/rigging'; process.stdout.write(String(filesystemFor('mirror://a/b') instanceof MirrorFilesystem));";
+    const { stdout } = await execFileAsync(process.execPath, ['--conditions=@marin/source', '--import', 'tsx', '--input-type=module', '-e', code], { cwd: import.meta.dirname });
+    expect(stdout).toBe('true');
+  }, 60_000);
 
   it('extracts the relative key and rejects traversal', () => {
     expect(mirrorRelativeKey('mirror://a/b/')).toBe('a/b');

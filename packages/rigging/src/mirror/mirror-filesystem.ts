@@ -6,7 +6,7 @@ import { marinPrefix } from '../config/marin-prefix.js';
 import { RiggingError } from '../errors.js';
 import { atomicRename } from '../fs/atomic-rename.js';
 import type { ByteRange, FileInfo, Filesystem, RmOptions } from '../fs/filesystem.js';
-import { filesystemFor } from '../fs/registry.js';
+import { filesystemFor, registerFilesystem } from '../fs/registry.js';
 import { StoragePath, prefixJoin, schemeOf } from '../fs/storage-path.js';
 import { fsError, notFound } from '../internal/fs-error.js';
 import { createLease } from '../locks/distributed-lease.js';
@@ -312,6 +312,15 @@ let defaultMirror: MirrorFilesystem | undefined;
 export function defaultMirrorFilesystem(): MirrorFilesystem {
   defaultMirror ??= createMirrorFilesystem();
   return defaultMirror;
+}
+
+/**
+ * Makes `filesystemFor('mirror://…')` the process default mirror filesystem (looked up on every call, so
+ * {@link setDefaultMirrorFilesystem} takes effect at once). `@marin/rigging`'s entry point calls it when it loads;
+ * the registry does not import this module, which is built on it.
+ */
+export function registerMirrorFilesystem(): void {
+  registerFilesystem('mirror', defaultMirrorFilesystem, { cache: false });
 }
 
 /** Replaces the process default `mirror://` filesystem (tests); `undefined` restores lazy creation. */

@@ -7,7 +7,7 @@ import { Entrypoint } from '../../request/entrypoint.js';
 import { createEnvironment } from '../../request/environment.js';
 import { PythonEnvSpec } from '../../request/python-env-spec.js';
 import { ResourceConfig } from '../../resources/resource-config.js';
-import { withClient } from '../../client/current-client.js';
+import { withClient } from '../../client/client-scope.js';
 import { remote } from '../../remote/remote.js';
 import { createRecordingClient } from '../../testing/recording-client.js';
 import { createIrisBackend } from './iris-backend.js';

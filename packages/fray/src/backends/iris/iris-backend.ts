@@ -9,7 +9,7 @@ import type { FrayLogger } from '../../client/logger.js';
 import { FrayError, JobAlreadyExists } from '../../errors.js';
 import type { JobRequest, ResolvedJobRequest } from '../../request/job-request.js';
 import { resolveJobRequest } from '../../request/job-request.js';
-import { readDependencyGroups, resolveDependencyGroups } from '../../remote/dependency-groups.js';
+import { readDependencyGroups, resolveDependencyGroups } from '../../request/dependency-groups.js';
 import { findWorkspaceRoot } from '../../runner/workspace-root.js';
 import type { IrisJobClient, IrisJobSpec } from './iris-job-client.js';
 import { IrisJobHandle, frayErrorOfIris } from './iris-job-handle.js';

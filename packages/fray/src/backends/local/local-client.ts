@@ -7,7 +7,7 @@ import { FrayError, JobAlreadyExists } from '../../errors.js';
 import type { JobRequest } from '../../request/job-request.js';
 import { resolveJobRequest } from '../../request/job-request.js';
 import { randomHex8 } from '../../request/job-name.js';
-import { readDependencyGroups, resolveDependencyGroups } from '../../remote/dependency-groups.js';
+import { readDependencyGroups, resolveDependencyGroups } from '../../request/dependency-groups.js';
 import { findWorkspaceRoot } from '../../runner/workspace-root.js';
 import { LocalJob } from './local-job.js';
 

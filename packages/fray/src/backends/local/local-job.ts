@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { RiggingError, ensurePythonEnv } from '@marin/rigging';
 import type { PythonEnv } from '@marin/rigging';
 import type { Client, JobHandle, WaitOptions } from '../../client/client.js';
-import { withClient } from '../../client/current-client.js';
+import { withClient } from '../../client/client-scope.js';
 import { FRAY_JOB_ENV, runInJobContext } from '../../client/job-context.js';
 import type { FrayLogger } from '../../client/logger.js';
 import { isFinished } from '../../client/job-status.js';

@@ -9,7 +9,7 @@ import type { JobRequest } from '../../request/job-request.js';
 import { resolveJobRequest } from '../../request/job-request.js';
 import { validatePythonEnvSpec } from '../../request/python-env-spec.js';
 import type { PythonEnvSpec } from '../../request/python-env-spec.js';
-import { readDependencyGroups, resolveDependencyGroups } from '../../remote/dependency-groups.js';
+import { readDependencyGroups, resolveDependencyGroups } from '../../request/dependency-groups.js';
 import { findWorkspaceRoot } from '../../runner/workspace-root.js';
 import { FRAY_RAY_ADDRESS_ENV, rayAddressFromEnv, rayDashboardUrl, rayHeadersFromEnv } from './ray-address.js';
 import { RayJobHandle } from './ray-job-handle.js';

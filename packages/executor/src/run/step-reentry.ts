@@ -1,9 +1,8 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FrayError } from '../errors.js';
-import { Entrypoint } from '../request/entrypoint.js';
-import type { BinaryEntrypoint } from '../request/entrypoint.js';
-import { findWorkspaceRoot } from '../runner/workspace-root.js';
+import { Entrypoint, findWorkspaceRoot } from '@marin/fray';
+import type { BinaryEntrypoint } from '@marin/fray';
+import { ExecutorError } from '../errors.js';
 
 /** Name of the shipped file holding the instantiated step config. */
 export const STEP_CONFIG_FILE = 'step_config.json';
@@ -76,7 +75,7 @@ function relativizeFlag(flag: string, workspace: string): string {
 export function buildStepReentry(options: StepReentryOptions): BinaryEntrypoint {
   const workspace = resolve(options.workspace ?? findWorkspaceRoot());
   const script = options.entryScript ?? process.argv[1];
-  if (script === undefined) throw new FrayError('FRAY_INVALID_ARGUMENT', 'no entry script to re-enter: pass entryScript');
+  if (script === undefined) throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', 'no entry script to re-enter: pass entryScript');
   const execArgv = (options.execArgv ?? process.execArgv).map((f) => relativizeFlag(f, workspace));
   const entry = relativize(script.startsWith('file://') ? script : resolve(script), workspace);
   const userArgs = stripInternalFlags(options.userArgs ?? process.argv.slice(2));

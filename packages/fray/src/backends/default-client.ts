@@ -1,9 +1,9 @@
-import { createInTaskIrisBackend, createIrisBackend } from '../backends/iris/iris-backend.js';
-import { createLocalClient } from '../backends/local/local-client.js';
-import { rayAddressFromEnv } from '../backends/ray/ray-address.js';
-import { createRayClient } from '../backends/ray/ray-client.js';
+import { createInTaskIrisBackend, createIrisBackend } from './iris/iris-backend.js';
+import { createLocalClient } from './local/local-client.js';
+import { rayAddressFromEnv } from './ray/ray-address.js';
+import { createRayClient } from './ray/ray-client.js';
 import { FrayError } from '../errors.js';
-import type { Client } from './client.js';
+import type { Client } from '../client/client.js';
 
 /** The backends `FRAY_BACKEND` (and the executor's `--backend`) can name. */
 export const FRAY_BACKENDS = ['local', 'iris', 'ray'] as const;

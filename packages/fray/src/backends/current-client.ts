@@ -1,22 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Client } from '../client/client.js';
+import { scopedClient } from '../client/client-scope.js';
 import { createDefaultClient } from './default-client.js';
-import type { Client } from './client.js';
-
-const scoped = new AsyncLocalStorage<Client>();
 
 /** Builds the client `currentClient()` falls back to outside any `withClient` scope. */
 export type DefaultClientFactory = () => Client;
 
 let defaultClient: Client | null = null;
 let factoryOverride: DefaultClientFactory | null = null;
-
-/**
- * Runs `fn` with `client` as the current client; restored when `fn` settles, nestable
- * (Marin's `set_current_client`). `AsyncLocalStorage` follows `await`, so jobs running in-process see it too.
- */
-export function withClient<T>(client: Client, fn: () => T): T {
-  return scoped.run(client, fn);
-}
 
 /**
  * Replaces how the process-wide default client is built (`null` restores the standard rule) and drops the
@@ -28,13 +18,13 @@ export function setDefaultClientFactory(factory: DefaultClientFactory | null): v
 }
 
 /**
- * The client to submit to, in this order: the innermost {@link withClient} scope; the backend `FRAY_BACKEND` names
+ * The client to submit to, in this order: the innermost `withClient` scope; the backend `FRAY_BACKEND` names
  * (`local`, `iris`, `ray`); inside an Iris task (`IRIS_TASK_ID` and `IRIS_CONTROLLER_ADDRESS` set) an Iris backend
  * whose submissions become child jobs; with `RAY_ADDRESS` (or `FRAY_RAY_ADDRESS`) set, the Ray backend; otherwise
  * one process-wide local client. The default is created on first use and reused.
  */
 export function currentClient(): Client {
-  const inScope = scoped.getStore();
+  const inScope = scopedClient();
   if (inScope !== undefined) return inScope;
   defaultClient ??= (factoryOverride ?? createDefaultClient)();
   return defaultClient;

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CallableEntrypoint } from '../request/entrypoint.js';
-import { Entrypoint } from '../request/entrypoint.js';
-import { ResourceConfig } from '../resources/resource-config.js';
-import { remote } from './remote.js';
+import { Entrypoint, ResourceConfig, remote } from '@marin/fray';
+import type { CallableEntrypoint } from '@marin/fray';
 import { stepJobRequest } from './step-job.js';
 
 describe('stepJobRequest()', () => {

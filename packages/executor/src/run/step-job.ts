@@ -1,10 +1,5 @@
-import { Entrypoint } from '../request/entrypoint.js';
-import type { BinaryEntrypoint, ModuleEntrypoint } from '../request/entrypoint.js';
-import { createEnvironment } from '../request/environment.js';
-import type { JobRequest } from '../request/job-request.js';
-import { randomHex8, sanitizeJobName } from '../request/job-name.js';
-import { ResourceConfig } from '../resources/resource-config.js';
-import { RemoteCallable } from './remote.js';
+import { Entrypoint, RemoteCallable, ResourceConfig, createEnvironment, randomHex8, sanitizeJobName } from '@marin/fray';
+import type { BinaryEntrypoint, JobRequest, ModuleEntrypoint } from '@marin/fray';
 
 /** Options of {@link stepJobRequest}. */
 export interface StepJobOptions {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Entrypoint } from '../request/entrypoint.js';
-import type { Client } from './client.js';
-import { currentClient, setDefaultClientFactory, withClient } from './current-client.js';
+import type { Client } from '../client/client.js';
+import { withClient } from '../client/client-scope.js';
+import { currentClient, setDefaultClientFactory } from './current-client.js';
 
 function fakeClient(label: string): Client & { label: string } {
   const client = {
