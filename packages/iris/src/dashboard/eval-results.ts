@@ -1,4 +1,4 @@
-import { isRecord } from '../internal/is-record.js';
+import { isRecord } from '@marin/rigging';
 import type { EvalResultRow } from './api-types.js';
 import { readSmallFile } from './experiment-access.js';
 

@@ -1,4 +1,4 @@
-import { FloatValue, RiggingError, filesystemFor, parsePyJson, pyJsonDumps } from '@marin/rigging';
+import { RiggingError, filesystemFor, isPyJsonObject, parsePyJson, pyJsonDumps } from '@marin/rigging';
 import { IrisError } from '../errors.js';
 import type { ArtifactStepView, ExperimentStepView, ExperimentSummary, ExperimentView, VersionChange } from './api-types.js';
 import { canonicalPrefix, isUnder, readSmallFile } from './experiment-access.js';
@@ -28,11 +28,6 @@ function parentOf(path: string): string {
   return trimmed.slice(0, Math.max(trimmed.lastIndexOf('/'), 0)) || '/';
 }
 
-/** A JSON object of the experiment file, not one of the decoder's own values (a FloatValue, a Map): a different meaning from iris's `isRecord`. */
-function isJsonObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x) && !FloatValue.is(x) && !(x instanceof Map);
-}
-
 /** A bookkeeping file's text, or null when it is missing, unreadable, not regular or too large (best effort). */
 export async function readOrNull(url: string): Promise<string | null> {
   try {
@@ -56,7 +51,7 @@ export function parseStepStatus(text: string | null): string | null {
   for (const line of lines) {
     try {
       const event: unknown = JSON.parse(line);
-      if (isJsonObject(event) && typeof event['status'] === 'string') status = event['status'];
+      if (isPyJsonObject(event) && typeof event['status'] === 'string') status = event['status'];
     } catch {
       // A torn last line of the legacy log: keep the last status that parsed.
     }
@@ -71,7 +66,7 @@ function render(value: unknown): string {
 /** Flattens a version object into leaves keyed by path (`config.a.b`, `dependencies[1]`); empty containers are leaves. */
 function flatten(value: unknown, path = '', out = new Map<string, string>()): Map<string, string> {
   if (Array.isArray(value) && value.length > 0) value.forEach((v, i) => flatten(v, `${path}[${i}]`, out));
-  else if (isJsonObject(value) && Object.keys(value).length > 0) {
+  else if (isPyJsonObject(value) && Object.keys(value).length > 0) {
     for (const [k, v] of Object.entries(value)) flatten(v, path === '' ? k : `${path}.${k}`, out);
   } else out.set(path, render(value));
   return out;
@@ -130,7 +125,7 @@ async function readExperiment(url: string): Promise<Record<string, unknown> | nu
   const text = await readOrNull(url);
   if (text === null) return null;
   const doc = parsePyJson(text);
-  return isJsonObject(doc) && Array.isArray(doc['steps']) ? doc : null;
+  return isPyJsonObject(doc) && Array.isArray(doc['steps']) ? doc : null;
 }
 
 /**
@@ -170,7 +165,7 @@ async function previousRun(outputPath: string, name: string, canonical: string):
     } catch {
       continue;
     }
-    if (isJsonObject(info) && info['name'] === name && isJsonObject(info['version'])) return { path: c.dir, version: info['version'] };
+    if (isPyJsonObject(info) && info['name'] === name && isPyJsonObject(info['version'])) return { path: c.dir, version: info['version'] };
   }
   return null;
 }
@@ -182,13 +177,13 @@ async function previousRun(outputPath: string, name: string, canonical: string):
  */
 export function artifactStepView(step: Record<string, unknown>, recordText: string | null): ArtifactStepView | null {
   const config = step['config'];
-  if (!isJsonObject(config) || typeof config['version'] !== 'string' || !Array.isArray(config['deps']) || typeof step['name'] !== 'string') return null;
+  if (!isPyJsonObject(config) || typeof config['version'] !== 'string' || !Array.isArray(config['deps']) || typeof step['name'] !== 'string') return null;
   const planFingerprint = typeof config['fingerprint'] === 'string' ? config['fingerprint'] : null;
   let record: Record<string, unknown> | null = null;
   if (recordText !== null) {
     try {
       const doc = parsePyJson(recordText);
-      if (isJsonObject(doc)) record = doc;
+      if (isPyJsonObject(doc)) record = doc;
     } catch {
       // A torn or foreign record reads as none.
     }
@@ -226,9 +221,9 @@ export async function readExperimentView(prefix: string, file: string): Promise<
   } catch (e) {
     throw new IrisError('IRIS_INVALID_ARGUMENT', `experiment file "${file}" is not JSON`, { cause: e });
   }
-  if (!isJsonObject(doc) || !Array.isArray(doc['steps'])) throw new IrisError('IRIS_INVALID_ARGUMENT', `"${file}" is not an experiment file (no "steps" list)`);
+  if (!isPyJsonObject(doc) || !Array.isArray(doc['steps'])) throw new IrisError('IRIS_INVALID_ARGUMENT', `"${file}" is not an experiment file (no "steps" list)`);
   const canonical = canonicalPrefix(prefix);
-  const rawSteps = doc['steps'].filter(isJsonObject);
+  const rawSteps = doc['steps'].filter(isPyJsonObject);
   const byOutput = new Map<string, number>();
   rawSteps.forEach((s, i) => {
     if (typeof s['output_path'] === 'string') byOutput.set(s['output_path'].replace(/\/+$/, ''), i);

@@ -1,6 +1,5 @@
-import { RiggingError, filesystemFor, parsePyJson } from '@marin/rigging';
+import { RiggingError, filesystemFor, isRecord, parsePyJson } from '@marin/rigging';
 import { IrisError } from '../errors.js';
-import { isRecord } from '../internal/is-record.js';
 import type { StepOutputView, StepRunsView } from './api-types.js';
 import { canonicalPrefix, isUnder } from './experiment-access.js';
 import { parseStepStatus, readOrNull } from './experiment-files.js';
