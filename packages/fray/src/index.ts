@@ -74,3 +74,16 @@ export { FRAY_RAY_ADDRESS_ENV, rayDashboardUrl } from './backends/ray/ray-addres
 export { buildRaySubmission, rayResourcesOf, tpuHeadResource } from './backends/ray/ray-submission.js';
 export type { RayJobSubmission, RayResources, RaySubmissionOptions } from './backends/ray/ray-submission.js';
 export type { StepJobOptions } from './remote/step-job.js';
+export { createLocalActorBackend, DEFAULT_ACTOR_READY_TIMEOUT_MS } from './actors/local-actors.js';
+export type { LocalActorBackendOptions } from './actors/local-actors.js';
+export type { ActorBackend, ActorEntry, CreateActorOptions } from './actors/actor-backend.js';
+export { ActorHandle, DEFAULT_ACTOR_CALL_TIMEOUT_MS } from './actors/actor-handle.js';
+export type { ActorCallOptions, ActorEndpoint, ActorProxy, ActorState } from './actors/actor-handle.js';
+export { ActorGroup } from './actors/actor-group.js';
+export type { ActorCallResult } from './actors/actor-group.js';
+export { hostActor, publicMethods } from './actors/actor-host.js';
+export type { HostActorOptions, HostedActor } from './actors/actor-host.js';
+export { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX, buildActorInstance, runActorHost } from './actors/actor-main.js';
+export type { ActorHostSpec } from './actors/actor-main.js';
+export { ACTOR_CALL_PATH, ACTOR_HEALTH_PATH, ACTOR_ERROR_CODE_KEY, ACTOR_ERROR_NAME_KEY, BLOB_MARKER, decodeFrame, encodeFrame } from './actors/wire.js';
+export type { ActorHealth, ActorValue } from './actors/wire.js';
