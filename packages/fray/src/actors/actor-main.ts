@@ -6,6 +6,8 @@ import type { HostedActor } from './actor-host.js';
 
 /** The stdout line prefix an actor process prints once it serves: `FRAY_ACTOR_READY {"address": "host:port"}`. */
 export const ACTOR_READY_PREFIX = 'FRAY_ACTOR_READY ';
+/** The endpoint an actor running as an Iris job registers: `<job id>` + this suffix. */
+export const IRIS_ACTOR_ENDPOINT_SUFFIX = '/actor';
 /** Env var naming the process that created a local actor; the actor exits when that process is gone. */
 export const ACTOR_PARENT_PID_ENV = 'FRAY_ACTOR_PARENT_PID';
 
@@ -19,8 +21,8 @@ export interface ActorHostSpec {
   readonly args: readonly JsonValue[];
   /** The actor's name. */
   readonly name: string;
-  /** Iris endpoint name to register, when running as an Iris task. */
-  readonly endpoint?: string;
+  /** Inside an Iris task: register the endpoint `<IRIS_JOB_ID>/actor` with the controller once serving. */
+  readonly irisEndpoint?: boolean;
 }
 
 function isClass(fn: unknown): boolean {
@@ -60,10 +62,11 @@ async function registerIrisEndpoint(hosted: HostedActor, endpoint: string): Prom
 export async function runActorHost(spec: ActorHostSpec): Promise<void> {
   const workspace = process.env['FRAY_WORKSPACE'] || process.cwd();
   const instance = await buildActorInstance(spec, workspace);
-  const inIris = spec.endpoint !== undefined && (process.env['IRIS_TASK_ID'] ?? '') !== '';
+  const jobId = process.env['IRIS_JOB_ID'] ?? '';
+  const inIris = spec.irisEndpoint === true && jobId !== '' && (process.env['IRIS_TASK_ID'] ?? '') !== '';
   const host = inIris ? process.env['IRIS_ADVERTISE_HOST'] || undefined : undefined;
   const hosted = await hostActor(instance, { name: spec.name, ...(host === undefined ? {} : { host }) });
-  const unregister = inIris && spec.endpoint !== undefined ? await registerIrisEndpoint(hosted, spec.endpoint) : async () => undefined;
+  const unregister = inIris ? await registerIrisEndpoint(hosted, `${jobId}${IRIS_ACTOR_ENDPOINT_SUFFIX}`) : async () => undefined;
   process.stdout.write(`${ACTOR_READY_PREFIX}${JSON.stringify({ address: hosted.address, pid: process.pid })}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
