@@ -55,7 +55,7 @@ export function actorContract(name: string, setup: ActorContractBackend): void {
       expect(await typed.get()).toBe(16);
       const health = await counter.health();
       expect(health.name).toBe(counter.name);
-      expect([...health.methods].sort()).toEqual(['add', 'badResult', 'fail', 'get', 'pid', 'reverse', 'sleep']);
+      expect([...health.methods].sort()).toEqual(['add', 'badResult', 'echo', 'fail', 'get', 'pid', 'reverse', 'sleep']);
     });
 
     it('starts an actor from a factory export with its arguments', async () => {
