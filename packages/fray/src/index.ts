@@ -76,6 +76,7 @@ export type { RayJobSubmission, RayResources, RaySubmissionOptions } from './bac
 export type { StepJobOptions } from './remote/step-job.js';
 export { createLocalActorBackend, DEFAULT_ACTOR_READY_TIMEOUT_MS } from './actors/local-actors.js';
 export type { LocalActorBackendOptions } from './actors/local-actors.js';
+export { startActorGroup } from './actors/actor-backend.js';
 export type { ActorBackend, ActorEntry, CreateActorOptions } from './actors/actor-backend.js';
 export { ActorHandle, DEFAULT_ACTOR_CALL_TIMEOUT_MS } from './actors/actor-handle.js';
 export type { ActorCallOptions, ActorEndpoint, ActorProxy, ActorState } from './actors/actor-handle.js';
@@ -89,3 +90,5 @@ export { ACTOR_CALL_PATH, ACTOR_HEALTH_PATH, ACTOR_ERROR_CODE_KEY, ACTOR_ERROR_N
 export type { ActorHealth, ActorValue } from './actors/wire.js';
 export { createIrisActorBackend } from './actors/iris-actors.js';
 export type { IrisActorBackendOptions, IrisEndpointClient } from './actors/iris-actors.js';
+export { createJobActorBackend } from './actors/job-actors.js';
+export type { JobActorBackendOptions } from './actors/job-actors.js';

@@ -1,7 +1,7 @@
 import { FrayError } from '../errors.js';
+import { ActorGroup } from './actor-group.js';
 import type { JsonValue } from '../request/entrypoint.js';
 import type { ResourceConfig } from '../resources/resource-config.js';
-import type { ActorGroup } from './actor-group.js';
 import type { ActorHandle } from './actor-handle.js';
 
 /** What an actor runs: an exported class (built with `new`) or factory function (called) of a module. */
@@ -28,8 +28,8 @@ export interface CreateActorOptions {
 
 /** Creates actors on one backend; closing it stops every actor it created. */
 export interface ActorBackend extends AsyncDisposable {
-  /** `local` or `iris`. */
-  readonly backend: 'local' | 'iris';
+  /** `local` (processes here), `iris` (Iris jobs with endpoints) or `job` (jobs of a Fray client, e.g. Ray). */
+  readonly backend: 'local' | 'iris' | 'job';
   /**
    * Starts one actor and resolves once it serves.
    * @throws {FrayError} FRAY_ACTOR_NOT_READY when it exits or does not serve within `readyTimeoutMs` (`details.tail`
@@ -56,4 +56,18 @@ export function checkActorOptions(entry: ActorEntry, options: CreateActorOptions
   if (options.maxRestarts !== undefined && !(Number.isInteger(options.maxRestarts) && options.maxRestarts >= 0)) bad('maxRestarts: must be a non-negative integer');
   if (options.readyTimeoutMs !== undefined && !(Number.isFinite(options.readyTimeoutMs) && options.readyTimeoutMs > 0)) bad('readyTimeoutMs: must be positive');
   if (options.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(options.name)) bad(`name "${options.name}": letters, digits, ".", "_" and "-" only`);
+}
+
+/**
+ * Starts `count` members with `startOne(index)`; all or nothing: when one fails, the started ones are closed and
+ * the first failure is thrown.
+ */
+export async function startActorGroup(count: number, startOne: (index: number) => Promise<ActorHandle>): Promise<ActorGroup> {
+  const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(i)));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    throw failed.reason;
+  }
+  return new ActorGroup(started.map((r) => (r as PromiseFulfilledResult<ActorHandle>).value));
 }

@@ -9,9 +9,8 @@ import type { JsonValue } from '../request/entrypoint.js';
 import { randomHex8, sanitizeJobName } from '../request/job-name.js';
 import { createIrisBackend } from '../backends/iris/iris-backend.js';
 import type { IrisBackend } from '../backends/iris/iris-backend.js';
-import { checkActorOptions } from './actor-backend.js';
+import { checkActorOptions, startActorGroup } from './actor-backend.js';
 import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
-import { ActorGroup } from './actor-group.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import { IRIS_ACTOR_ENDPOINT_SUFFIX } from './actor-main.js';
@@ -215,13 +214,7 @@ export function createIrisActorBackend(options: IrisActorBackendOptions = {}): A
     async createActorGroup(entry, count, opts = {}) {
       checkActorOptions(entry, opts, count);
       const base = baseName(entry, opts);
-      const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(entry, `${base}-${i}`, opts)));
-      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed !== undefined) {
-        await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
-        throw failed.reason;
-      }
-      return new ActorGroup(started.map((r) => (r as PromiseFulfilledResult<ActorHandle>).value));
+      return startActorGroup(count, (i) => startOne(entry, `${base}-${i}`, opts));
     },
     async close() {
       closed = true;

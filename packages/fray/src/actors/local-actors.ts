@@ -9,9 +9,8 @@ import { MODULE_RUNNER_FILE, moduleRunnerNodeFlags, moduleRunnerSource } from '.
 import { findWorkspaceRoot } from '../runner/workspace-root.js';
 import { spawnProcessGroup } from '../backends/local/process-group.js';
 import type { ProcessGroupRun } from '../backends/local/process-group.js';
-import { checkActorOptions } from './actor-backend.js';
+import { checkActorOptions, startActorGroup } from './actor-backend.js';
 import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
-import { ActorGroup } from './actor-group.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX } from './actor-main.js';
@@ -242,13 +241,7 @@ export function createLocalActorBackend(options: LocalActorBackendOptions = {}):
     async createActorGroup(entry, count, opts = {}) {
       checkActorOptions(entry, opts, count);
       const base = baseName(entry, opts);
-      const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(entry, `${base}-${i}`, opts)));
-      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed !== undefined) {
-        await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
-        throw failed.reason;
-      }
-      return new ActorGroup(started.map((r) => (r as PromiseFulfilledResult<ActorHandle>).value));
+      return startActorGroup(count, (i) => startOne(entry, `${base}-${i}`, opts));
     },
     async close() {
       closed = true;

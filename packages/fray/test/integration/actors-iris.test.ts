@@ -3,7 +3,7 @@
 import { startLocalCluster } from '@marin/iris';
 import type { LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIrisActorBackend } from '@marin/fray';
+import { createIrisActorBackend, createIrisBackend, createJobActorBackend } from '@marin/fray';
 import type { FrayLogger } from '@marin/fray';
 import { actorContract } from '../contracts/actor.contract.js';
 
@@ -18,6 +18,12 @@ afterAll(async () => {
 });
 
 actorContract('iris, in place', { open: () => createIrisActorBackend({ controller: cluster.address, inPlace: true, logger: quiet }), readyTimeoutMs: 8_000 });
+
+// The generic job backend (the one Ray uses: address from the job's log, restarts as new jobs) over Iris jobs.
+actorContract('iris jobs through the job backend', {
+  open: () => createJobActorBackend({ client: createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }), ownsClient: true }),
+  readyTimeoutMs: 8_000,
+});
 
 describe('Iris actor endpoints', () => {
   it('registers the endpoint "<job id>/actor" while the actor serves and drops it with the task', async () => {

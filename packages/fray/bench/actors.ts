@@ -1,0 +1,93 @@
+// Actor method call round trip on one machine: a TS caller → a local TS actor process (gRPC, fray's actor frames),
+// side by side with a Ray actor call (`ray.get(actor.add.remote(1))` from a Python driver that starts its own
+// local Ray instance with `ray.init(num_cpus=2)`, from the environment of packages/fray/python/ray.lock) measured in
+// the same run. Both: a small JSON call (`add(1)`) and a 1 MiB binary echo. Prints figures; asserts nothing.
+// The Ray environment must be built first: node tools/python-env/python-env.mjs packages/fray/python/ray.lock
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from '@marin/rigging';
+import { DEFAULT_PYTHON_VERSION, createLocalActorBackend, findWorkspaceRoot, silentLogger } from '@marin/fray';
+import { RAY_LOCK_PATH } from '@marin/fray/testing';
+
+const CALLS = Number(process.env['FRAY_BENCH_ACTOR_CALLS'] ?? '2000');
+const BIG_CALLS = Number(process.env['FRAY_BENCH_ACTOR_BIG_CALLS'] ?? '200');
+const WARMUP = 200;
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function timeCalls(n: number, call: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await call();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadBefore = load();
+
+// TS → TS.
+const big = new Uint8Array(1024 * 1024).fill(7);
+await using actors = createLocalActorBackend({ logger: silentLogger });
+const actor = await actors.createActor({ module: 'packages/fray/test/fixtures/actors.ts', exportName: 'Counter' });
+await timeCalls(WARMUP, () => actor.call('add', 1));
+const tsSmall = await timeCalls(CALLS, () => actor.call('add', 1));
+await timeCalls(10, () => actor.call('echo', big));
+const tsBig = await timeCalls(BIG_CALLS, () => actor.call('echo', big));
+await actor.close();
+
+// Ray: the driver runs as a Ray job on a local head, so it measures Ray's own client path (no Fray in between).
+const RAY_DRIVER = `
+import json, time, ray
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+@ray.remote
+class Counter:
+    def __init__(self):
+        self.n = 0
+    def add(self, k):
+        self.n += k
+        return self.n
+    def echo(self, v):
+        return v
+a = Counter.remote()
+def timed(n, f):
+    out = []
+    for _ in range(n):
+        t = time.perf_counter(); f(); out.append((time.perf_counter() - t) * 1000)
+    return out
+timed(${WARMUP}, lambda: ray.get(a.add.remote(1)))
+small = timed(${CALLS}, lambda: ray.get(a.add.remote(1)))
+big = bytes(1024 * 1024)
+timed(10, lambda: ray.get(a.echo.remote(big)))
+large = timed(${BIG_CALLS}, lambda: ray.get(a.echo.remote(big)))
+print("FRAY_BENCH_RAY " + json.dumps({"small": small, "big": large}), flush=True)
+ray.shutdown()
+`;
+const workspace = findWorkspaceRoot();
+const envDir = pythonEnvDir(pythonEnvCacheDir(), DEFAULT_PYTHON_VERSION, pythonEnvKey(readFileSync(join(workspace, RAY_LOCK_PATH)), DEFAULT_PYTHON_VERSION));
+const python = join(envDir, 'bin', 'python');
+if (!existsSync(join(envDir, 'bin', 'ray'))) throw new Error(`the Ray environment is not built; run: node tools/python-env/python-env.mjs ${RAY_LOCK_PATH}`);
+const fmt = (v: readonly number[]): string => `p50 ${percentile(v, 50).toFixed(3)} ms  p99 ${percentile(v, 99).toFixed(3)} ms  (n=${v.length})`;
+console.log(`actor call round trip, one machine: nproc=${cpus().length}, node ${process.version}, load average before ${loadBefore}`);
+console.log(`TS → TS actor (fray local backend, gRPC)   add(1):       ${fmt(tsSmall)}`);
+console.log(`TS → TS actor                               echo(1 MiB):  ${fmt(tsBig)}`);
+const { stdout } = await promisify(execFile)(python, ['-c', RAY_DRIVER], {
+  maxBuffer: 64 * 1024 * 1024,
+  timeout: 15 * 60_000,
+  env: { ...process.env, RAY_AUTH_MODE: 'disabled', RAY_USAGE_STATS_ENABLED: '0' },
+});
+const line = stdout.split('\n').find((l) => l.startsWith('FRAY_BENCH_RAY '));
+if (line === undefined) throw new Error(`the Ray driver printed no result: ${stdout.slice(-2000)}`);
+const rayResult = JSON.parse(line.slice('FRAY_BENCH_RAY '.length)) as { small: number[]; big: number[] };
+
+console.log(`Ray actor (ray.get(a.add.remote(1)))        add(1):       ${fmt(rayResult.small)}`);
+console.log(`Ray actor                                   echo(1 MiB):  ${fmt(rayResult.big)}`);
+console.log(`load average after ${load()}`);
