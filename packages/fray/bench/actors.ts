@@ -3,13 +3,14 @@
 // local Ray instance with `ray.init(num_cpus=2)`, from the environment of packages/fray/python/ray.lock) measured in
 // the same run. Both: a small JSON call (`add(1)`) and a 1 MiB binary echo. Prints figures; asserts nothing.
 // The Ray environment must be built first: node tools/python-env/python-env.mjs packages/fray/python/ray.lock
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from '@marin/rigging';
-import { DEFAULT_PYTHON_VERSION, createLocalActorBackend, findWorkspaceRoot, silentLogger } from '@marin/fray';
+import { ACTOR_READY_PREFIX, DEFAULT_PYTHON_VERSION, connectActor, createLocalActorBackend, findWorkspaceRoot, silentLogger } from '@marin/fray';
 import { RAY_LOCK_PATH } from '@marin/fray/testing';
 
 const CALLS = Number(process.env['FRAY_BENCH_ACTOR_CALLS'] ?? '2000');
@@ -79,6 +80,29 @@ const fmt = (v: readonly number[]): string => `p50 ${percentile(v, 50).toFixed(3
 console.log(`actor call round trip, one machine: nproc=${cpus().length}, node ${process.version}, load average before ${loadBefore}`);
 console.log(`TS → TS actor (fray local backend, gRPC)   add(1):       ${fmt(tsSmall)}`);
 console.log(`TS → TS actor                               echo(1 MiB):  ${fmt(tsBig)}`);
+
+// TS → Python: a Python actor served by fray_actors.host_actor (grpcio, thread pool), called through connectActor.
+const pyHost = spawn(python, [join(workspace, 'packages/fray/test/fixtures/python_actor_host.py')], {
+  env: { ...process.env, PYTHONPATH: join(workspace, 'packages/fray/python') },
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
+let pyAddress = '';
+for await (const l of createInterface({ input: pyHost.stdout })) {
+  if (l.startsWith(ACTOR_READY_PREFIX)) {
+    pyAddress = (JSON.parse(l.slice(ACTOR_READY_PREFIX.length)) as { address: string }).address;
+    break;
+  }
+}
+const pyActor = connectActor(pyAddress);
+await timeCalls(WARMUP, () => pyActor.call('add', 1));
+const pySmall = await timeCalls(CALLS, () => pyActor.call('add', 1));
+await timeCalls(10, () => pyActor.call('echo', big));
+const pyBig = await timeCalls(BIG_CALLS, () => pyActor.call('echo', big));
+await pyActor.close();
+pyHost.stdin.end();
+pyHost.kill('SIGKILL');
+console.log(`TS → Python actor (fray_actors.host_actor)   add(1):       ${fmt(pySmall)}`);
+console.log(`TS → Python actor                           echo(1 MiB):  ${fmt(pyBig)}`);
 const { stdout } = await promisify(execFile)(python, ['-c', RAY_DRIVER], {
   maxBuffer: 64 * 1024 * 1024,
   timeout: 15 * 60_000,
