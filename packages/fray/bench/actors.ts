@@ -9,9 +9,10 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from '@marin/rigging';
+import { mapLimit, pythonEnvCacheDir, pythonEnvDir, pythonEnvKey } from '@marin/rigging';
 import { ACTOR_READY_PREFIX, DEFAULT_PYTHON_VERSION, connectActor, createLocalActorBackend, findWorkspaceRoot, silentLogger } from '@marin/fray';
 import { RAY_LOCK_PATH } from '@marin/fray/testing';
+import { QualityScorer } from '../test/fixtures/actors.js';
 
 const CALLS = Number(process.env['FRAY_BENCH_ACTOR_CALLS'] ?? '2000');
 const BIG_CALLS = Number(process.env['FRAY_BENCH_ACTOR_BIG_CALLS'] ?? '200');
@@ -39,13 +40,25 @@ const loadBefore = load();
 const big = new Uint8Array(1024 * 1024).fill(7);
 await using actors = createLocalActorBackend({ logger: silentLogger });
 const actor = await actors.createActor({ module: 'packages/fray/test/fixtures/actors.ts', exportName: 'Counter' });
-await timeCalls(WARMUP, () => actor.call('add', 1));
-const tsSmall = await timeCalls(CALLS, () => actor.call('add', 1));
-await timeCalls(10, () => actor.call('echo', big));
-const tsBig = await timeCalls(BIG_CALLS, () => actor.call('echo', big));
-await actor.close();
 
-// Ray: the driver runs as a Ray job on a local head, so it measures Ray's own client path (no Fray in between).
+// Throughput: a pool of 4 scorer actors fed batches of 200 documents (8 batches in flight, round-robin) against
+// the same scoring in this process.
+const DOCS = Number(process.env['FRAY_BENCH_ACTOR_DOCS'] ?? '40000');
+const docs = Array.from({ length: DOCS }, (_, i) => `document ${i}: ${'the quick brown fox jumps over the lazy dog '.repeat(12)}`);
+const batches: string[][] = [];
+for (let i = 0; i < docs.length; i += 200) batches.push(docs.slice(i, i + 200));
+const inProcessStart = performance.now();
+const local = new QualityScorer();
+for (const b of batches) local.score(b);
+const inProcessMs = performance.now() - inProcessStart;
+const pool = await actors.createActorGroup({ module: 'packages/fray/test/fixtures/actors.ts', exportName: 'QualityScorer' }, 4);
+await pool.callAll('score', [batches[0]]);
+const poolStart = performance.now();
+await mapLimit(batches, 8, (b) => pool.call('score', b));
+const poolMs = performance.now() - poolStart;
+await pool.close();
+
+// Ray: a Python driver with its own local Ray instance, so it measures Ray's own actor-call path (no Fray in between).
 const RAY_DRIVER = `
 import json, time, ray
 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -78,8 +91,6 @@ const python = join(envDir, 'bin', 'python');
 if (!existsSync(join(envDir, 'bin', 'ray'))) throw new Error(`the Ray environment is not built; run: node tools/python-env/python-env.mjs ${RAY_LOCK_PATH}`);
 const fmt = (v: readonly number[]): string => `p50 ${percentile(v, 50).toFixed(3)} ms  p99 ${percentile(v, 99).toFixed(3)} ms  (n=${v.length})`;
 console.log(`actor call round trip, one machine: nproc=${cpus().length}, node ${process.version}, load average before ${loadBefore}`);
-console.log(`TS → TS actor (fray local backend, gRPC)   add(1):       ${fmt(tsSmall)}`);
-console.log(`TS → TS actor                               echo(1 MiB):  ${fmt(tsBig)}`);
 
 // TS → Python: a Python actor served by fray_actors.host_actor (grpcio, thread pool), called through connectActor.
 const pyHost = spawn(python, [join(workspace, 'packages/fray/test/fixtures/python_actor_host.py')], {
@@ -94,15 +105,31 @@ for await (const l of createInterface({ input: pyHost.stdout })) {
   }
 }
 const pyActor = connectActor(pyAddress);
+// Interleaved, call by call, so both actors see the same machine load.
+await timeCalls(WARMUP, () => actor.call('add', 1));
 await timeCalls(WARMUP, () => pyActor.call('add', 1));
-const pySmall = await timeCalls(CALLS, () => pyActor.call('add', 1));
-await timeCalls(10, () => pyActor.call('echo', big));
-const pyBig = await timeCalls(BIG_CALLS, () => pyActor.call('echo', big));
+const tsSmall: number[] = [];
+const pySmall: number[] = [];
+const tsBig: number[] = [];
+const pyBig: number[] = [];
+for (let i = 0; i < CALLS; i++) {
+  tsSmall.push(...(await timeCalls(1, () => actor.call('add', 1))));
+  pySmall.push(...(await timeCalls(1, () => pyActor.call('add', 1))));
+}
+for (let i = 0; i < BIG_CALLS; i++) {
+  tsBig.push(...(await timeCalls(1, () => actor.call('echo', big))));
+  pyBig.push(...(await timeCalls(1, () => pyActor.call('echo', big))));
+}
+await actor.close();
 await pyActor.close();
 pyHost.stdin.end();
 pyHost.kill('SIGKILL');
+console.log(`TS → TS actor (fray local backend, gRPC)   add(1):       ${fmt(tsSmall)}`);
+console.log(`TS → TS actor                               echo(1 MiB):  ${fmt(tsBig)}`);
 console.log(`TS → Python actor (fray_actors.host_actor)   add(1):       ${fmt(pySmall)}`);
 console.log(`TS → Python actor                           echo(1 MiB):  ${fmt(pyBig)}`);
+const rate = (ms: number): string => `${Math.round((DOCS / ms) * 1000).toLocaleString('en-US')} docs/s (${ms.toFixed(0)} ms)`;
+console.log(`scoring ${DOCS} documents in batches of 200: in-process ${rate(inProcessMs)}; 4-actor pool ${rate(poolMs)}`);
 const { stdout } = await promisify(execFile)(python, ['-c', RAY_DRIVER], {
   maxBuffer: 64 * 1024 * 1024,
   timeout: 15 * 60_000,

@@ -29,9 +29,14 @@ export function rawUnaryMethod(path: string): GrpcModule.MethodDefinition<Buffer
   };
 }
 
-/** Channel options of actor clients and servers: frames up to 1 GiB (tensors), no proxy lookups. */
+/**
+ * Channel options of actor clients and servers: frames up to 1 GiB (tensors), no proxy lookups, and a 16 MiB
+ * HTTP/2 receive window on the client so a large result is not paced by 64 KiB window updates (grpc-js's server
+ * cannot raise its own window).
+ */
 export const ACTOR_CHANNEL_OPTIONS = {
   'grpc.max_receive_message_length': 1024 * 1024 * 1024,
   'grpc.max_send_message_length': 1024 * 1024 * 1024,
   'grpc.enable_http_proxy': 0,
+  'grpc-node.flow_control_window': 16 * 1024 * 1024,
 } as const;
