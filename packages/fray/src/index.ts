@@ -92,5 +92,5 @@ export { createIrisActorBackend } from './actors/iris-actors.js';
 export type { IrisActorBackendOptions, IrisEndpointClient } from './actors/iris-actors.js';
 export { createJobActorBackend } from './actors/job-actors.js';
 export type { JobActorBackendOptions } from './actors/job-actors.js';
-export { connectActor } from './actors/connect-actor.js';
-export type { ConnectActorOptions } from './actors/connect-actor.js';
+export { connectActor, connectIrisActor } from './actors/connect-actor.js';
+export type { ConnectActorOptions, ConnectIrisActorOptions } from './actors/connect-actor.js';

@@ -19,6 +19,12 @@ export interface HostActorOptions {
   host?: string;
   /** Port to bind; 0 picks a free one. @default 0 */
   port?: number;
+  /**
+   * Inside an Iris task: also register the endpoint `<IRIS_JOB_ID>/<irisEndpoint>` with the controller (unregistered
+   * by `close()`, and by the controller when the task ends), so `connectIrisActor` finds it. Outside an Iris task
+   * nothing is registered and `endpoint` is undefined.
+   */
+  irisEndpoint?: string;
 }
 
 /** An actor served by this process. */
@@ -29,6 +35,8 @@ export interface HostedActor extends AsyncDisposable {
   readonly address: string;
   /** The public methods callers may call. */
   readonly methods: readonly string[];
+  /** The Iris endpoint name registered for it, if any. */
+  readonly endpoint?: string;
   /** Stops serving: calls in flight are cut off, new ones fail as unavailable. */
   close(): Promise<void>;
 }
@@ -47,6 +55,19 @@ export function publicMethods(instance: object): Map<string, (...args: unknown[]
     }
   }
   return out;
+}
+
+/** Registers `endpoint` → `address` for the current Iris task; returns the unregistration. */
+async function registerIrisEndpoint(endpoint: string, address: string, actor: string): Promise<() => Promise<void>> {
+  const controller = process.env['IRIS_CONTROLLER_ADDRESS'];
+  if (controller === undefined || controller === '') throw new FrayError('FRAY_INVALID_ARGUMENT', 'an actor endpoint needs IRIS_CONTROLLER_ADDRESS (set inside Iris tasks)');
+  const { createIrisClient } = await import('@marin/iris');
+  const iris = createIrisClient({ address: controller });
+  const endpointId = await iris.registerEndpoint({ name: endpoint, address, metadata: { actor } });
+  return async () => {
+    await iris.unregisterEndpoint(endpointId).catch(() => undefined);
+    iris.close();
+  };
 }
 
 interface CallError {
@@ -127,17 +148,31 @@ export async function hostActor(instance: object, options: HostActorOptions = {}
       else resolve(bound);
     });
   });
+  const address = `${host}:${port}`;
+  const jobId = process.env['IRIS_JOB_ID'] ?? '';
+  const inIrisTask = jobId !== '' && (process.env['IRIS_TASK_ID'] ?? '') !== '';
+  const endpoint = options.irisEndpoint !== undefined && inIrisTask ? `${jobId}/${options.irisEndpoint}` : undefined;
+  let unregister = async (): Promise<void> => undefined;
+  if (endpoint !== undefined) {
+    try {
+      unregister = await registerIrisEndpoint(endpoint, address, name);
+    } catch (e) {
+      server.forceShutdown();
+      throw FrayError.from(e, 'FRAY_BACKEND_UNAVAILABLE');
+    }
+  }
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
-    (closed ??= new Promise<void>((resolve) => {
+    (closed ??= (async () => {
+      await unregister();
       // forceShutdown: a long call in flight must not keep a stopping actor alive.
       server.forceShutdown();
-      resolve();
-    }));
+    })());
   return {
     name,
-    address: `${host}:${port}`,
+    address,
     methods: [...methods.keys()],
+    ...(endpoint === undefined ? {} : { endpoint }),
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -2,7 +2,6 @@ import { FrayError } from '../errors.js';
 import { loadModuleExport } from '../backends/local/load-module-export.js';
 import type { JsonValue } from '../request/entrypoint.js';
 import { hostActor } from './actor-host.js';
-import type { HostedActor } from './actor-host.js';
 
 /** The stdout line prefix an actor process prints once it serves: `FRAY_ACTOR_READY {"address": "host:port"}`. */
 export const ACTOR_READY_PREFIX = 'FRAY_ACTOR_READY ';
@@ -42,18 +41,6 @@ export async function buildActorInstance(spec: ActorHostSpec, workspace: string)
   return instance;
 }
 
-async function registerIrisEndpoint(hosted: HostedActor, endpoint: string): Promise<() => Promise<void>> {
-  const { createIrisClient } = await import('@marin/iris');
-  const address = process.env['IRIS_CONTROLLER_ADDRESS'];
-  if (address === undefined || address === '') throw new FrayError('FRAY_INVALID_ARGUMENT', 'an actor endpoint needs IRIS_CONTROLLER_ADDRESS (set inside Iris tasks)');
-  const iris = createIrisClient({ address });
-  const endpointId = await iris.registerEndpoint({ name: endpoint, address: hosted.address, metadata: { actor: hosted.name } });
-  return async () => {
-    await iris.unregisterEndpoint(endpointId).catch(() => undefined);
-    iris.close();
-  };
-}
-
 /**
  * The body of an actor process (run as a module entrypoint of `@marin/fray`): builds the instance, serves it,
  * announces readiness (a {@link ACTOR_READY_PREFIX} line; inside an Iris task also an endpoint registered with
@@ -62,11 +49,13 @@ async function registerIrisEndpoint(hosted: HostedActor, endpoint: string): Prom
 export async function runActorHost(spec: ActorHostSpec): Promise<void> {
   const workspace = process.env['FRAY_WORKSPACE'] || process.cwd();
   const instance = await buildActorInstance(spec, workspace);
-  const jobId = process.env['IRIS_JOB_ID'] ?? '';
-  const inIris = spec.irisEndpoint === true && jobId !== '' && (process.env['IRIS_TASK_ID'] ?? '') !== '';
+  const inIris = (process.env['IRIS_TASK_ID'] ?? '') !== '';
   const host = inIris ? process.env['IRIS_ADVERTISE_HOST'] || undefined : undefined;
-  const hosted = await hostActor(instance, { name: spec.name, ...(host === undefined ? {} : { host }) });
-  const unregister = inIris ? await registerIrisEndpoint(hosted, `${jobId}${IRIS_ACTOR_ENDPOINT_SUFFIX}`) : async () => undefined;
+  const hosted = await hostActor(instance, {
+    name: spec.name,
+    ...(host === undefined ? {} : { host }),
+    ...(spec.irisEndpoint === true ? { irisEndpoint: IRIS_ACTOR_ENDPOINT_SUFFIX.slice(1) } : {}),
+  });
   process.stdout.write(`${ACTOR_READY_PREFIX}${JSON.stringify({ address: hosted.address, pid: process.pid })}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
@@ -84,6 +73,5 @@ export async function runActorHost(spec: ActorHostSpec): Promise<void> {
       }, 1000);
     }
   });
-  await unregister();
   await hosted.close();
 }

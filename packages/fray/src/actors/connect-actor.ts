@@ -1,3 +1,5 @@
+import { pollUntil } from '@marin/rigging';
+import { FrayError } from '../errors.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 
@@ -42,4 +44,45 @@ class FixedEndpoint implements ActorEndpoint {
  */
 export function connectActor(address: string, options: ConnectActorOptions = {}): ActorHandle {
   return new ActorHandle(new FixedEndpoint(options.name ?? address, address), false);
+}
+
+/** Options of {@link connectIrisActor}. */
+export interface ConnectIrisActorOptions {
+  /** Controller `host:port`. @default IRIS_CONTROLLER_ADDRESS */
+  controller?: string;
+  /** Shared token. @default IRIS_AUTH_TOKEN */
+  token?: string;
+  /** How long to wait for the endpoint to be registered. @default 60000 */
+  timeoutMs?: number;
+}
+
+/**
+ * A handle to the actor registered under the Iris endpoint `name` (what `hostActor(…, { irisEndpoint })` registers
+ * inside an Iris job: `<job id>/<irisEndpoint>`), resolved through the controller once, at its newest attempt.
+ * Marin's `get_actor(endpoint)`. Like {@link connectActor}, nothing supervises it afterwards.
+ *
+ * @throws {FrayError} FRAY_ACTOR_NOT_READY when no such endpoint is registered within `timeoutMs`
+ */
+export async function connectIrisActor(name: string, options: ConnectIrisActorOptions = {}): Promise<ActorHandle> {
+  const { createIrisClient } = await import('@marin/iris');
+  const address = options.controller ?? process.env['IRIS_CONTROLLER_ADDRESS'] ?? '';
+  const iris = createIrisClient({ address, ...(options.token === undefined ? {} : { token: options.token }) });
+  try {
+    let found: string | undefined;
+    await pollUntil(
+      async () => {
+        const endpoints = await iris.listEndpoints({ exact: name });
+        const newest = endpoints.reduce<(typeof endpoints)[number] | undefined>((a, e) => (a === undefined || e.attemptId > a.attemptId ? e : a), undefined);
+        found = newest?.address;
+        return found !== undefined;
+      },
+      { timeoutMs: options.timeoutMs ?? 60_000, interval: 100 },
+    );
+    if (found === undefined) {
+      throw new FrayError('FRAY_ACTOR_NOT_READY', `no Iris endpoint "${name}" was registered within ${options.timeoutMs ?? 60_000} ms`, { details: { endpoint: name } });
+    }
+    return connectActor(found, { name });
+  } finally {
+    iris.close();
+  }
 }

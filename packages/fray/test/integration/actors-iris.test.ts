@@ -3,7 +3,7 @@
 import { startLocalCluster } from '@marin/iris';
 import type { LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIrisActorBackend, createIrisBackend, createJobActorBackend } from '@marin/fray';
+import { Entrypoint, connectIrisActor, createIrisActorBackend, createIrisBackend, createJobActorBackend } from '@marin/fray';
 import type { FrayLogger } from '@marin/fray';
 import { actorContract } from '../contracts/actor.contract.js';
 
@@ -37,5 +37,20 @@ describe('Iris actor endpoints', () => {
     expect(await actor.call('add', 1)).toBe(1);
     await actor.close();
     await expect.poll(async () => (await mine()).length, { timeout: 30_000, interval: 200 }).toBe(0);
+  });
+
+  it('finds an actor a running job hosts with hostActor({ irisEndpoint }) through connectIrisActor', async () => {
+    await using fray = createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet });
+    const job = await fray.submit({
+      name: `host-in-job-${Math.random().toString(16).slice(2, 8)}`,
+      entrypoint: Entrypoint.fromModule({ module: 'packages/fray/test/fixtures/actors.ts', exportName: 'hostCounterInJob', args: null }),
+    });
+    await using actor = await connectIrisActor(`${job.jobId}/counter`, { controller: cluster.address, timeoutMs: 60_000 });
+    expect(await actor.call('add', 2)).toBe(2);
+    expect((await actor.health()).name).toBe('job-counter');
+    await job.terminate();
+    await using iris = cluster.client();
+    await expect.poll(async () => (await iris.listEndpoints({ exact: `${job.jobId}/counter` })).length, { timeout: 30_000, interval: 200 }).toBe(0);
+    await expect(connectIrisActor('/nobody/none/counter', { controller: cluster.address, timeoutMs: 300 })).rejects.toMatchObject({ code: 'FRAY_ACTOR_NOT_READY' });
   });
 });
