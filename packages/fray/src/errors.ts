@@ -12,9 +12,17 @@ export type FrayErrorCode =
   | 'FRAY_WAIT_TIMEOUT'
   | 'FRAY_ENTRYPOINT_NOT_PORTABLE'
   | 'FRAY_BACKEND_UNAVAILABLE'
-  | 'FRAY_INVALID_ARGUMENT';
+  | 'FRAY_INVALID_ARGUMENT'
+  | 'FRAY_ACTOR_NOT_READY'
+  | 'FRAY_ACTOR_DEAD'
+  | 'FRAY_ACTOR_UNAVAILABLE'
+  | 'FRAY_ACTOR_METHOD_NOT_FOUND'
+  | 'FRAY_ACTOR_METHOD_FAILED'
+  | 'FRAY_ACTOR_UNSERIALIZABLE'
+  | 'FRAY_ACTOR_PROTOCOL'
+  | 'FRAY_ACTOR_CALL_CANCELLED';
 
-const RETRYABLE: ReadonlySet<FrayErrorCode> = new Set<FrayErrorCode>(['FRAY_BACKEND_UNAVAILABLE']);
+const RETRYABLE: ReadonlySet<FrayErrorCode> = new Set<FrayErrorCode>(['FRAY_BACKEND_UNAVAILABLE', 'FRAY_ACTOR_UNAVAILABLE']);
 const BRAND = Symbol.for('@marin/fray/FrayError');
 
 /** The one error class of `@marin/fray`: a closed `code`, a `retryable` flag and a `cause` chain. */
