@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The parent of Iris task processes, one task at a time (see src/worker/DESIGN.md, "Task supervisor").
 // A worker daemon keeps a few of these waiting, so a task start costs one spawn rather than a Node
-// start-up, and reuses a supervisor for its next task once the controller has the outcome of the
-// last one. Plain JavaScript with no imports beyond Node on the normal path; gRPC is loaded only to
+// start-up, and reuses a supervisor for its next task as soon as the last one's output is read. The
+// supervisor keeps each finished task's outcome until the daemon says the controller has it, and
+// reports the outcomes it still holds itself if the daemon dies or stalls. Plain JavaScript with no imports beyond Node on the normal path; gRPC is loaded only to
 // report an outcome the daemon can no longer deliver.
 //
-// fd 0  lease pipe from the daemon: "S<spec JSON>\n" starts a task, "." renews the lease, "A"
-//       acknowledges the task's outcome (the supervisor then waits for the next spec); end of file
+// fd 0  lease pipe from the daemon: "S<spec JSON>\n" starts a task, "." renews the lease,
+//       "A<attempt uid>\n" acknowledges that attempt's outcome (the controller has it); end of file
 //       means the daemon is gone.
 // fd 1  control pipe to the daemon: one JSON line per event ({"started"}, {"exit"}, {"spawnError"},
 //       and {"ready"} once the supervisor waits for a spec again).
@@ -33,6 +34,13 @@ const GROUP_GONE_TIMEOUT_MS = 2000;
 // The daemon's start fence (src/worker/DESIGN.md, invariant 15): past it the task is not started.
 const START_EXPIRED = 'START_EXPIRED';
 
+// The daemon of an earlier version passed one task on the command line; this script takes its tasks
+// on fd 0, so such a daemon (a stale build) would wait for a task that never starts.
+if (process.argv.length > 2) {
+  process.stderr.write('task-supervisor: tasks come on fd 0; the worker daemon is from an older build (rebuild @marin/iris)\n');
+  process.exit(2);
+}
+
 /**
  * The current task, from its spec until the daemon acknowledges its outcome.
  * @type {null | { spec: { workerId: string, attemptUid: string, controllerAddress: string, leaseMs: number, reportTimeoutMs: number, startByMs?: number, argv: string[], cwd: string, env: Record<string, string>, marker: string },
@@ -42,8 +50,14 @@ let task = null;
 let lastRenewMs = Date.now();
 /** @type {NodeJS.Timeout | null} */
 let leaseTimer = null;
-/** @type {Buffer[] | null} the pieces of a spec line being received */
-let specPieces = null;
+/** Outcomes of finished tasks the controller may not have yet, by attempt uid. */
+const held = new Map();
+/** The command whose line is being received ("S" or "A") and its pieces. */
+let command = 0;
+/** @type {Buffer[]} */
+let pieces = [];
+/** Why the daemon counts as lost, once it does. */
+let lostReason = null;
 let reporting = false;
 
 function send(message) {
@@ -100,54 +114,81 @@ async function endOutput(current) {
   maybeIdle(current);
 }
 
-/** Waits for the next task once the last one's output is marked and its outcome is no longer needed. */
+/** Takes the next task once the last one's output is marked; its outcome stays held until acknowledged. */
 function maybeIdle(current) {
-  if (task !== current || !current.drained || current.outcome === null) return;
-  if (!current.acknowledged && current.spec.controllerAddress !== '') return;
+  if (task !== current || !current.drained || current.outcome === null || lostReason !== null) return;
+  if (!current.acknowledged && current.spec.controllerAddress !== '') held.set(current.spec.attemptUid, current);
   task = null;
-  if (leaseTimer !== null) clearInterval(leaseTimer);
-  leaseTimer = null;
+  updateLeaseTimer();
   send({ ready: true });
 }
 
-/** The daemon died or stopped renewing: the task must not outlive it, and its outcome must not be lost. */
-function loseDaemon(reason) {
-  if (task === null) process.exit(0); // nothing to guard
-  if (task.lostReason !== null) return;
-  task.lostReason = reason;
-  if (task.outcome === null) killGroup('SIGKILL'); // its exit event then reports
-  else void report();
+/** The lease matters while a task runs or an outcome is held; an empty supervisor has nothing to guard. */
+function updateLeaseTimer() {
+  const spec = task?.spec ?? held.values().next().value?.spec;
+  if (spec === undefined) {
+    if (leaseTimer !== null) clearInterval(leaseTimer);
+    leaseTimer = null;
+    return;
+  }
+  if (leaseTimer !== null) return;
+  const leaseMs = spec.leaseMs;
+  leaseTimer = setInterval(
+    () => {
+      if (Date.now() - lastRenewMs > leaseMs) loseDaemon(`worker daemon did not renew its lease for ${leaseMs} ms`);
+    },
+    Math.max(10, Math.floor(leaseMs / 4)),
+  );
 }
 
-function acknowledge() {
-  if (task === null) return;
-  // The controller has the outcome. A supervisor that is already reporting it, or (never in normal
-  // operation) one whose task still runs, has no further use.
-  if (task.outcome === null || task.lostReason !== null) process.exit(0);
-  task.acknowledged = true;
-  maybeIdle(task);
+/** The daemon died or stopped renewing: the task must not outlive it, and no outcome may be lost. */
+function loseDaemon(reason) {
+  if (lostReason !== null) return;
+  lostReason = reason;
+  if (task === null && held.size === 0) process.exit(0); // nothing to guard
+  if (task !== null && task.outcome === null) {
+    task.lostReason = reason;
+    killGroup('SIGKILL'); // its exit event then reports
+  } else {
+    void report();
+  }
+}
+
+function acknowledge(uid) {
+  held.delete(uid);
+  if (task !== null && task.spec.attemptUid === uid) {
+    // Never in normal operation: the daemon acknowledges only outcomes it has seen, but a task that
+    // still runs must not lose its supervisor.
+    if (task.outcome === null) return;
+    task.acknowledged = true;
+    maybeIdle(task);
+  }
+  updateLeaseTimer();
 }
 
 process.stdin.on('data', (chunk) => {
   let i = 0;
   while (i < chunk.length) {
-    if (specPieces !== null) {
+    if (command !== 0) {
       const end = chunk.indexOf(NEWLINE, i);
       if (end < 0) {
-        specPieces.push(chunk.subarray(i));
+        pieces.push(chunk.subarray(i));
         break;
       }
-      specPieces.push(chunk.subarray(i, end));
-      const line = Buffer.concat(specPieces).toString('utf8');
-      specPieces = null;
+      pieces.push(chunk.subarray(i, end));
+      const line = Buffer.concat(pieces).toString('utf8');
+      const which = command;
+      command = 0;
+      pieces = [];
       i = end + 1;
-      startTask(JSON.parse(line));
+      if (lostReason !== null) continue; // reporting already
+      if (which === SPEC) startTask(JSON.parse(line));
+      else acknowledge(line);
       continue;
     }
     const byte = chunk[i++];
-    if (byte === SPEC) specPieces = [];
+    if (byte === SPEC || byte === ACK) command = byte;
     else if (byte === RENEW) lastRenewMs = Date.now();
-    else if (byte === ACK) acknowledge();
   }
 });
 process.stdin.on('end', () => loseDaemon('worker daemon exited'));
@@ -158,7 +199,7 @@ function spawnFailed(current, error) {
   current.outcome = { spawnError: error?.code ?? 'EINVAL' };
   send(current.outcome);
   void endOutput(current);
-  if (current.lostReason !== null) void report();
+  if (lostReason !== null) void report();
 }
 
 function startTask(spec) {
@@ -166,12 +207,10 @@ function startTask(spec) {
   const current = { spec, pid: 0, outcome: null, lostReason: null, acknowledged: false, drained: false };
   task = current;
   lastRenewMs = Date.now();
-  leaseTimer = setInterval(
-    () => {
-      if (Date.now() - lastRenewMs > spec.leaseMs) loseDaemon(`worker daemon did not renew its lease for ${spec.leaseMs} ms`);
-    },
-    Math.max(10, Math.floor(spec.leaseMs / 4)),
-  );
+  // A lease of another length from an earlier task is replaced by this one's.
+  if (leaseTimer !== null) clearInterval(leaseTimer);
+  leaseTimer = null;
+  updateLeaseTimer();
   // The command is looked up on the task's PATH, as if this process had the task's environment.
   if (spec.env.PATH !== undefined) process.env.PATH = spec.env.PATH;
   else delete process.env.PATH;
@@ -196,15 +235,15 @@ function startTask(spec) {
     // The attempt ends with its leader; background processes left in its group die too.
     killGroup('SIGKILL');
     current.outcome = { code, signal };
+    current.finishedAtMs = Date.now();
     send({ exit: current.outcome, lost: current.lostReason });
     void endOutput(current);
-    if (current.lostReason !== null) void report();
+    if (lostReason !== null) void report();
   });
 }
 
-/** The attempt's outcome in the controller's terms. */
-function attemptResult() {
-  const { outcome, lostReason, spec } = task;
+/** An attempt's outcome in the controller's terms. */
+function attemptResult({ outcome, lostReason: killedFor, spec }) {
   if ('spawnError' in outcome) {
     if (outcome.spawnError === START_EXPIRED) return { state: TASK_STATE.KILLED, exitCode: 0, error: 'not started: the worker lost contact with the controller' };
     return { state: TASK_STATE.FAILED, exitCode: 127, error: `cannot start "${spec.argv[0] ?? ''}": ${outcome.spawnError}` };
@@ -214,48 +253,57 @@ function attemptResult() {
     return { state: TASK_STATE.FAILED, exitCode: outcome.code, error: `Exit code ${outcome.code}` };
   }
   const exitCode = 128 + (constants.signals[outcome.signal] ?? 0);
-  if (outcome.signal === 'SIGKILL' && lostReason !== null) {
-    return { state: TASK_STATE.KILLED, exitCode, error: `killed by its supervisor: ${lostReason}` };
+  if (outcome.signal === 'SIGKILL' && killedFor !== null) {
+    return { state: TASK_STATE.KILLED, exitCode, error: `killed by its supervisor: ${killedFor}` };
   }
   return { state: TASK_STATE.FAILED, exitCode, error: `Exit code ${exitCode}: killed by ${outcome.signal}` };
 }
 
-/** Tells the controller directly, retrying until it answers or `reportTimeoutMs` passes, then exits. */
+/**
+ * Tells the controller every outcome the daemon could not confirm (the held ones and the current
+ * task's), each retried until the controller answers or `reportTimeoutMs` passes, then exits.
+ */
 async function report() {
   if (reporting) return;
   reporting = true;
   if (leaseTimer !== null) clearInterval(leaseTimer);
-  const { spec } = task;
-  if (spec.controllerAddress === '') process.exit(0);
-  const result = attemptResult();
+  const outcomes = [...held.values()];
+  if (task !== null && task.outcome !== null && !task.acknowledged) outcomes.push(task);
+  const toReport = outcomes.filter((t) => t.spec.controllerAddress !== '');
   try {
+    if (toReport.length === 0) return;
     const [grpc, { encodeReportAttempt }] = await Promise.all([import('@grpc/grpc-js'), import('./task-supervisor-report.mjs')]);
-    const request = encodeReportAttempt({ ...result, workerId: spec.workerId, attemptUid: spec.attemptUid, finishedAtMs: Date.now() });
-    const client = new grpc.Client(spec.controllerAddress, grpc.credentials.createInsecure());
-    const metadata = new grpc.Metadata();
-    const token = spec.env.IRIS_AUTH_TOKEN;
-    if (token) metadata.set('authorization', `Bearer ${token}`);
-    const deadline = Date.now() + spec.reportTimeoutMs;
-    let delayMs = 100;
-    while (Date.now() < deadline) {
-      const done = await new Promise((resolve) => {
-        client.makeUnaryRequest(
-          '/iris.v1.ControllerService/ReportAttempt',
-          (bytes) => bytes,
-          (bytes) => bytes,
-          request,
-          metadata,
-          { deadline: Date.now() + Math.min(5000, Math.max(1, deadline - Date.now())) },
-          // Only an unreachable controller is worth another try.
-          (err) => resolve(err === null || (err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.DEADLINE_EXCEEDED)),
-        );
-      });
-      if (done) break;
-      await new Promise((r) => setTimeout(r, delayMs));
-      delayMs = Math.min(delayMs * 2, 2000);
-    }
-    client.close();
+    await Promise.all(toReport.map((t) => reportOne(grpc, encodeReportAttempt, t)));
   } finally {
     process.exit(0);
   }
+}
+
+async function reportOne(grpc, encodeReportAttempt, t) {
+  const { spec } = t;
+  const request = encodeReportAttempt({ ...attemptResult(t), workerId: spec.workerId, attemptUid: spec.attemptUid, finishedAtMs: t.finishedAtMs ?? Date.now() });
+  const client = new grpc.Client(spec.controllerAddress, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  const token = spec.env.IRIS_AUTH_TOKEN;
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  const deadline = Date.now() + spec.reportTimeoutMs;
+  let delayMs = 100;
+  while (Date.now() < deadline) {
+    const done = await new Promise((resolve) => {
+      client.makeUnaryRequest(
+        '/iris.v1.ControllerService/ReportAttempt',
+        (bytes) => bytes,
+        (bytes) => bytes,
+        request,
+        metadata,
+        { deadline: Date.now() + Math.min(5000, Math.max(1, deadline - Date.now())) },
+        // Only an unreachable controller is worth another try.
+        (err) => resolve(err === null || (err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.DEADLINE_EXCEEDED)),
+      );
+    });
+    if (done) break;
+    await new Promise((r) => setTimeout(r, delayMs));
+    delayMs = Math.min(delayMs * 2, 2000);
+  }
+  client.close();
 }

@@ -84,10 +84,18 @@ export class AttemptProcess {
   readonly #sampler: NodeJS.Timeout;
   readonly #renewer: NodeJS.Timeout;
   readonly #supervisor: TaskSupervisor;
+  readonly #attemptUid: string;
   #leaderExited = false;
   #released = false;
 
-  private constructor(supervisor: TaskSupervisor, pid: number, control: Promise<AttemptExit>, output: Promise<unknown>, options: SpawnAttemptOptions, config: SupervisorOptions) {
+  private constructor(
+    supervisor: TaskSupervisor,
+    pid: number,
+    control: Promise<AttemptExit>,
+    output: Promise<unknown>,
+    options: SpawnAttemptOptions,
+    config: SupervisorOptions,
+  ) {
     this.pid = pid;
     this.pgid = pid;
     this.startTime = processStartTime(pid) ?? 0;
@@ -95,6 +103,7 @@ export class AttemptProcess {
     this.supervisorPid = supervisor.pid;
     this.supervisorStartTime = supervisor.startTime;
     this.#supervisor = supervisor;
+    this.#attemptUid = config.attemptUid;
     this.#sampler = setInterval(() => this.sampleUsage(), options.usageIntervalMs ?? 5000);
     this.#sampler.unref();
     const leaseMs = options.supervisor?.leaseMs ?? DEFAULT_LEASE_MS;
@@ -137,7 +146,7 @@ export class AttemptProcess {
           resolve(new AttemptProcess(supervisor, message.started.pid, exit, output, options, config));
         } else if ('spawnError' in message) {
           // The daemon reports the failure itself; the supervisor need not hold on to it.
-          supervisor.acknowledge();
+          supervisor.acknowledge(config.attemptUid);
           reject(Object.assign(new Error(`cannot start "${options.argv[0] ?? ''}": ${message.spawnError}`), { code: message.spawnError }));
         } else if ('exit' in message) {
           const status = exitStatusOf(message.exit.code, message.exit.signal);
@@ -175,7 +184,7 @@ export class AttemptProcess {
     if (this.#released) return;
     this.#released = true;
     clearInterval(this.#renewer);
-    this.#supervisor.acknowledge();
+    this.#supervisor.acknowledge(this.#attemptUid);
   }
 
   /**
@@ -193,9 +202,9 @@ export class AttemptProcess {
   }
 }
 
-/** A supervisor for one task, which exits once that task is over. */
+/** A supervisor for one task, which exits once that task is over and its outcome acknowledged. */
 function oneShot(): TaskSupervisor {
   const supervisor = TaskSupervisor.start();
-  supervisor.onReady = () => supervisor.end();
+  supervisor.onReady = () => supervisor.retire();
   return supervisor;
 }

@@ -18,6 +18,8 @@ export class SupervisorPool {
   readonly #warm: number;
   readonly #maxIdle: number;
   #closed = false;
+  #started = 0;
+  #acquired = 0;
 
   constructor(options: SupervisorPoolOptions = {}) {
     this.#warm = Math.max(0, options.warm ?? 2);
@@ -39,19 +41,31 @@ export class SupervisorPool {
   acquire(): TaskSupervisor {
     let supervisor: TaskSupervisor | undefined;
     while ((supervisor = this.#idle.pop()) !== undefined && !supervisor.alive);
-    supervisor ??= this.#start();
+    this.#acquired += 1;
+    if (supervisor === undefined) {
+      // None waits: this task pays for a start-up. Starting spares as well would only add start-ups
+      // while every supervisor is busy; the ones in use come back when the controller has their outcomes.
+      supervisor = this.#start();
+    } else if (this.#idle.length === 0) {
+      this.#topUp();
+    }
     supervisor.setRef(true);
-    this.#topUp();
     return supervisor;
+  }
+
+  /** Supervisors started and tasks handed out so far (how well the pool reuses its processes). */
+  get stats(): { started: number; acquired: number } {
+    return { started: this.#started, acquired: this.#acquired };
   }
 
   /** Ends every waiting supervisor, and each busy one once its task is over. */
   close(): void {
     this.#closed = true;
-    for (const supervisor of this.#idle.splice(0)) supervisor.end();
+    for (const supervisor of this.#idle.splice(0)) supervisor.retire();
   }
 
   #start(): TaskSupervisor {
+    this.#started += 1;
     const supervisor = TaskSupervisor.start();
     supervisor.onReady = () => this.#giveBack(supervisor);
     return supervisor;
@@ -60,7 +74,7 @@ export class SupervisorPool {
   #giveBack(supervisor: TaskSupervisor): void {
     // A waiting supervisor must not keep its daemon's process alive.
     supervisor.setRef(false);
-    if (this.#closed || this.#idle.length >= this.#maxIdle) supervisor.end();
+    if (this.#closed || this.#idle.length >= this.#maxIdle) supervisor.retire();
     else this.#idle.push(supervisor);
   }
 

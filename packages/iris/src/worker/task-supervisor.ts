@@ -53,6 +53,8 @@ export class TaskSupervisor {
   #onMessage: ((message: SupervisorMessage) => void) | null = null;
   #onReady: (() => void) | null = null;
   #gone = false;
+  #retiring = false;
+  readonly #held = new Set<string>();
 
   private constructor(child: ChildProcess) {
     this.#child = child;
@@ -105,6 +107,7 @@ export class TaskSupervisor {
    */
   run(spec: SupervisorTaskSpec, onMessage: (message: SupervisorMessage) => void): void {
     this.#onMessage = onMessage;
+    if (spec.controllerAddress !== '') this.#held.add(spec.attemptUid);
     if (this.#gone) {
       onMessage({ gone: true });
       return;
@@ -121,12 +124,28 @@ export class TaskSupervisor {
     if (!this.#gone) this.#lease.write(RENEW);
   }
 
-  /** The controller has the task's outcome: the supervisor need not report it and takes the next task. */
-  acknowledge(): void {
-    if (!this.#gone) this.#lease.write(ACK);
+  /** The controller has this attempt's outcome: the supervisor no longer holds it for a report. */
+  acknowledge(attemptUid: string): void {
+    if (!this.#held.delete(attemptUid)) return;
+    if (!this.#gone) this.#lease.write(Buffer.concat([ACK, Buffer.from(`${attemptUid}\n`)]));
+    if (this.#retiring && this.#held.size === 0) this.end();
   }
 
-  /** Closes the lease pipe: the supervisor exits (after killing and reporting a task it still has). */
+  /** Outcomes handed to this supervisor that the controller has not confirmed yet. */
+  get heldCount(): number {
+    return this.#held.size;
+  }
+
+  /**
+   * Ends the supervisor once it holds no outcome the controller lacks (at once if it holds none):
+   * ending it earlier would make it report outcomes the controller already has.
+   */
+  retire(): void {
+    this.#retiring = true;
+    if (this.#held.size === 0) this.end();
+  }
+
+  /** Closes the lease pipe: the supervisor exits (after killing its task and reporting what it holds). */
   end(): void {
     this.#lease.end();
   }
