@@ -2,7 +2,7 @@ import { TaskSupervisor } from './task-supervisor.js';
 
 /** Options of {@link SupervisorPool}. */
 export interface SupervisorPoolOptions {
-  /** Supervisors kept started and waiting, so a task start does not wait for a Node start-up. @default 2 */
+  /** Supervisors kept started and waiting, so a task start does not wait for a Node start-up. @default 1 */
   warm?: number;
   /** Waiting supervisors kept at most; one that finishes a task beyond that exits. @default 16 */
   maxIdle?: number;
@@ -22,7 +22,7 @@ export class SupervisorPool {
   #acquired = 0;
 
   constructor(options: SupervisorPoolOptions = {}) {
-    this.#warm = Math.max(0, options.warm ?? 2);
+    this.#warm = Math.max(0, options.warm ?? 1);
     this.#maxIdle = Math.max(this.#warm, options.maxIdle ?? 16);
     this.#topUp();
   }
