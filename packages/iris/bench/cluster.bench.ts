@@ -5,7 +5,7 @@
  * Run alone: `node --conditions=@marin/source --import tsx bench/cluster.bench.ts`
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,7 +31,26 @@ export interface ClusterBenchResult {
   readonly throughputWorkers: number;
   readonly throughputSeconds: number;
   readonly jobsPerSecond: number;
+  /** 1-minute load average when the throughput run started. */
+  readonly throughputLoadAverage: number;
+  /**
+   * CPU time (user + system) of the whole run per job: this process (controller, workers) plus every
+   * process it started (supervisors, tasks), from cluster start to close. Unlike jobs/s it does not
+   * depend on what else the machine runs; `cores * 1000 / cpuMsPerJob` bounds jobs/s on an idle machine.
+   */
+  readonly cpuMsPerJob: number;
 }
+
+/** CPU time of this process's reaped children (and theirs), from /proc/self/stat, in ms. */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // cutime and cstime are fields 16 and 17 of stat(5), i.e. 13 and 14 after the command name.
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+
+/** USER_HZ; 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -49,7 +68,9 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, mode: ClusterBenchResult
 
 /** Runs both cluster benchmarks. */
 export async function runClusterBench(options: { runs?: number; jobs?: number } = {}): Promise<ClusterBenchResult> {
-  const runs = options.runs ?? (Number(process.env['IRIS_BENCH_CLI_RUNS']) || 15);
+  const fromEnv = process.env['IRIS_BENCH_CLI_RUNS'];
+  // 0 skips the CLI figures (throughput only).
+  const runs = options.runs ?? (fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : 15);
   const jobs = options.jobs ?? 500;
   const mode: ClusterBenchResult['cliMode'] = existsSync(join(PACKAGE_ROOT, 'dist/iris-cli.js')) ? 'bundle' : existsSync(join(PACKAGE_ROOT, 'dist/cli/index.js')) ? 'dist' : 'source';
   const home = mkdtempSync(join(tmpdir(), 'iris-bench-home-'));
@@ -63,7 +84,7 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     const loadAverage = loadavg()[0] ?? NaN;
     const inProcessMs: number[] = [];
     try {
-      await runCli(['job', 'run', '--', 'true'], env, mode);
+      if (runs > 0) await runCli(['job', 'run', '--', 'true'], env, mode);
       for (let i = 0; i < runs; i++) {
         const start = performance.now();
         const code = await runCli(['job', 'run', '--', 'true'], env, mode);
@@ -82,6 +103,9 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     }
 
     // 2. Throughput: `jobs` trivial jobs through 4 workers.
+    const throughputLoad = loadavg()[0] ?? NaN;
+    const childCpuBefore = childrenCpuMs();
+    const cpuBefore = process.cpuUsage();
     const cluster = await startLocalCluster({ workers: 4, cpuMillicores: 4000, memoryBytes: 4 * 2 ** 30 });
     const c = cluster.client();
     let seconds: number;
@@ -106,6 +130,10 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
       await c.close();
       await cluster.close();
     }
+    const ownCpu = process.cpuUsage(cpuBefore);
+    // Supervisors exit once their pipes close; their CPU (and their tasks') counts once they are reaped.
+    await new Promise((r) => setTimeout(r, 1000));
+    const cpuMs = (ownCpu.user + ownCpu.system) / 1000 + (childrenCpuMs() - childCpuBefore);
     return {
       cliMode: mode,
       jobRunRuns: runs,
@@ -117,6 +145,8 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
       throughputWorkers: 4,
       throughputSeconds: seconds,
       jobsPerSecond: jobs / seconds,
+      throughputLoadAverage: throughputLoad,
+      cpuMsPerJob: cpuMs / jobs,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -128,7 +158,9 @@ export function formatClusterBench(r: ClusterBenchResult): string {
   return [
     `iris job run -- true, warm local cluster, CLI from ${r.cliMode} (${r.jobRunRuns} runs): p50 ${r.jobRunP50Ms.toFixed(0)} ms, p90 ${r.jobRunP90Ms.toFixed(0)} ms (load average ${r.loadAverage.toFixed(2)}, ${availableParallelism()} cores)`,
     `submit -> SUCCEEDED from an in-process client, \`true\`: p50 ${r.inProcessP50Ms.toFixed(0)} ms`,
-    `${r.throughputJobs} trivial jobs through ${r.throughputWorkers} workers: ${r.throughputSeconds.toFixed(1)} s, ${r.jobsPerSecond.toFixed(1)} jobs/s`,
+    `${r.throughputJobs} trivial jobs through ${r.throughputWorkers} workers: ${r.throughputSeconds.toFixed(1)} s, ${r.jobsPerSecond.toFixed(1)} jobs/s ` +
+      `(previously 59.1 with a supervisor started per task, 183.8 before supervisors; load average ${r.throughputLoadAverage.toFixed(2)}), ` +
+      `CPU ${r.cpuMsPerJob.toFixed(1)} ms per job (${((availableParallelism() * 1000) / r.cpuMsPerJob).toFixed(0)} jobs/s if the machine were otherwise idle)`,
   ].join('\n');
 }
 

@@ -52,7 +52,8 @@ const REGIONS = ['us-east1', 'us-west4', 'europe-west4', 'us-central2'];
 
 const BANDS: readonly PriorityBand[] = ['PRODUCTION', 'INTERACTIVE', 'BATCH'];
 
-function buildInput(workerCount: number, taskCount: number, bands: boolean): SchedulingInput {
+/** The generated snapshot the benchmark times (exported so other code versions can be compared on it). */
+export function buildInput(workerCount: number, taskCount: number, bands: boolean): SchedulingInput {
   let seed = 12345;
   const rand = (n: number): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;

@@ -6,7 +6,7 @@ import { gangShape, placeGang } from './gang-placement.js';
 import { CandidateCache, type JobCandidates } from './job-candidates.js';
 import { planPreemptions } from './preemption.js';
 import type { PreemptorQueue } from './preemption.js';
-import { PRIORITY_BANDS } from './priority-band.js';
+import { bandRank, PRIORITY_BANDS } from './priority-band.js';
 import { compareJobs, interleave, userLanes } from './queue-order.js';
 import type {
   Assignment,
@@ -38,6 +38,8 @@ interface JobQueue {
   placedCount: number;
   /** Candidate set, looked up once per job. */
   candidates?: JobCandidates;
+  /** Placement search state of the job's (constraints, shape) pair, looked up once per job. */
+  search?: ShapeSearch;
   /** Non-terminal tasks that cannot be placed now (live attempts). */
   waitingOn: number;
   /** Tasks whose deadline passed this tick. */
@@ -46,6 +48,14 @@ interface JobQueue {
   readonly stopping: SchedulerTask[];
   /** Highest task index seen + 1, the task count when the job does not say. */
   indexBound: number;
+}
+
+/** Where the worker search of one (constraints, shape) pair stands this tick. */
+interface ShapeSearch {
+  /** Nothing fits it any more this tick. */
+  hopeless: boolean;
+  /** One cursor per score tier and assignment level (see `pickWorker`). */
+  readonly cursors: Int32Array;
 }
 
 /** How much of a pass to run. */
@@ -103,9 +113,7 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
     queue.placeable.push(task);
   }
 
-  const ordered = [...queues.values()]
-    .filter((q) => q.placeable.length > 0 || q.stopping.length > 0)
-    .sort((a, b) => compareJobs(a.job, b.job));
+  const ordered = sortQueues([...queues.values()].filter((q) => q.placeable.length > 0 || q.stopping.length > 0));
   for (const q of ordered) sortByTaskIndex(q.placeable);
 
   const assignments: Assignment[] = [];
@@ -123,29 +131,34 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
   };
 
   // A (constraints, shape) pair that fit nowhere keeps failing for the rest of the tick, because
-  // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap.
-  const hopeless = new Set<string>();
-  const cursorsByKey = new Map<string, Int32Array>();
+  // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap. The
+  // search state of a pair is looked up once per job, not once per task.
+  const searches = new Map<string, ShapeSearch>();
+  const searchOf = (q: JobQueue): ShapeSearch => {
+    if (q.search !== undefined) return q.search;
+    const candidates = candidatesOf(q);
+    const need = q.job.resources;
+    const key = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
+    let search = searches.get(key);
+    if (search === undefined) {
+      search = { hopeless: false, cursors: new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments) };
+      searches.set(key, search);
+    }
+    return (q.search = search);
+  };
   /** Places the next task of a single-task job; false when the job is exhausted for this pass. */
   const placeNext = (q: JobQueue): boolean => {
     const task = q.placeable[q.placedCount];
     if (task === undefined) return false;
-    const candidates = candidatesOf(q);
-    const need = q.job.resources;
-    const memoKey = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
-    if (hopeless.has(memoKey)) return false;
-    let cursors = cursorsByKey.get(memoKey);
-    if (cursors === undefined) {
-      cursors = new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments);
-      cursorsByKey.set(memoKey, cursors);
-    }
-    const worker = pickWorker(candidates, q.job, capacity, cursors);
+    const search = searchOf(q);
+    if (search.hopeless) return false;
+    const worker = pickWorker(candidatesOf(q), q.job, capacity, search.cursors);
     if (worker < 0) {
       // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
-      hopeless.add(memoKey);
+      search.hopeless = true;
       return false;
     }
-    capacity.deduct(worker, need);
+    capacity.deduct(worker, q.job.resources);
     assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '', band: q.job.band ?? 'INTERACTIVE' });
     q.placedCount += 1;
     return true;
@@ -173,11 +186,19 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       (x) => x.job,
       input.userSpend,
     ).map((jobs) => ({ jobs, at: 0 }));
+    if (lanes.length === 1) {
+      // One user: its jobs in queue order, each placed until exhausted (the same order, without turns).
+      const lane = lanes[0] as { jobs: JobQueue[]; at: number };
+      for (const q of lane.jobs) while (placeNext(q));
+      lanes = [];
+    }
     while (lanes.length > 0) {
+      let exhausted = false;
       for (const lane of lanes) {
         while (lane.at < lane.jobs.length && !placeNext(lane.jobs[lane.at] as JobQueue)) lane.at += 1;
+        if (lane.at >= lane.jobs.length) exhausted = true;
       }
-      lanes = lanes.filter((lane) => lane.at < lane.jobs.length);
+      if (exhausted) lanes = lanes.filter((lane) => lane.at < lane.jobs.length);
     }
   }
 
@@ -224,6 +245,9 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
     );
   }
 
+  const running = input.running ?? [];
+  // Nothing to evict: the preemption pass has no work, so its queue is not even built.
+  if (running.length === 0) return { assignments, expiredTaskIds, pendingJobs, preemptions: [] };
   const preemptors: PreemptorQueue[] = [];
   for (const q of ordered) {
     const pending = q.placeable.slice(q.placedCount);
@@ -236,9 +260,35 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       preemptors.push({ job: q.job, pending, candidates: candidatesOf(q), gang: { groups: groupsOf(q, cosched.groupBy).groups, shape } });
     }
   }
-  const preemptions = planPreemptions(preemptors, input.running ?? [], workers, capacity);
+  const preemptions = planPreemptions(preemptors, running, workers, capacity);
 
   return { assignments, expiredTaskIds, pendingJobs, preemptions };
+}
+
+/**
+ * The queues in {@link compareJobs} order. The keys are read once per job into one flat record
+ * each, so the sort compares numbers of one object shape instead of reading every job's fields
+ * (objects of many shapes) at each of its n log n comparisons.
+ */
+function sortQueues(queues: JobQueue[]): JobQueue[] {
+  const keyed = queues.map((q) => ({
+    q,
+    band: bandRank(q.job.band ?? 'INTERACTIVE'),
+    depth: q.job.depth,
+    root: q.job.rootSubmittedAtMs,
+    submitted: q.job.submittedAtMs,
+    seq: q.job.insertionSeq,
+  }));
+  keyed.sort(
+    (a, b) =>
+      a.band - b.band ||
+      b.depth - a.depth ||
+      a.root - b.root ||
+      a.submitted - b.submitted ||
+      a.seq - b.seq ||
+      compareJobs(a.q.job, b.q.job),
+  );
+  return keyed.map((k) => k.q);
 }
 
 /** Sorts tasks by index in place; tasks usually arrive in order, so check that first. */

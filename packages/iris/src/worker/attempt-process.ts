@@ -1,19 +1,11 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import { randomBytes } from 'node:crypto';
 import { isProcessGroupAlive, pollUntil, signalProcessGroup, terminateProcessGroup } from '@marin/rigging';
 import { exitStatusOf } from './exit-status.js';
 import type { ExitStatus } from './exit-status.js';
 import { processStartTime, readGroup, UsageTracker } from './resource-usage.js';
 import type { ResourceUsage } from './resource-usage.js';
-
-/** The supervisor script, found through the package's own exports so it resolves from src/ and dist/ alike. */
-const SUPERVISOR_SCRIPT = join(dirname(createRequire(import.meta.url).resolve('@marin/iris/package.json')), 'bin', 'task-supervisor.mjs');
-const RENEW = Buffer.from('.');
-const ACK = Buffer.from('A');
+import type { SupervisorPool } from './supervisor-pool.js';
+import { TaskSupervisor } from './task-supervisor.js';
 
 /** Who the supervisor reports to when the daemon cannot, and how long the daemon's lease lasts. */
 export interface SupervisorOptions {
@@ -50,6 +42,11 @@ export interface SpawnAttemptOptions {
    * exits with its process.
    */
   supervisor?: SupervisorOptions | undefined;
+  /**
+   * Where the supervisor comes from: a worker's pool of waiting supervisors, or (without one) a
+   * supervisor started for this process alone, which exits once its task is over.
+   */
+  supervisors?: SupervisorPool | undefined;
 }
 
 /** The lease of processes spawned without {@link SupervisorOptions}. */
@@ -64,14 +61,8 @@ export interface AttemptExit extends ExitStatus {
   readonly workerFault?: string | undefined;
 }
 
-type ControlMessage =
-  | { started: { pid: number } }
-  | { exit: { code: number | null; signal: NodeJS.Signals | null }; lost: string | null }
-  | { spawnError: string };
-
 /**
- * One task process started by its own supervisor (`bin/task-supervisor.mjs`) in a new process
- * group, with its output read line by line, its usage sampled, a lease the daemon renews, and a stop
+ * One task process started by a supervisor (`bin/task-supervisor.mjs`) in a new process group, with its output read line by line, its usage sampled, a lease the daemon renews, and a stop
  * that takes the whole group down. The supervisor kills the group when the daemon dies or stops
  * renewing, and reports the outcome to the controller itself if the daemon cannot; see DESIGN.md.
  */
@@ -92,23 +83,32 @@ export class AttemptProcess {
   readonly #tracker = new UsageTracker();
   readonly #sampler: NodeJS.Timeout;
   readonly #renewer: NodeJS.Timeout;
-  readonly #lease: Writable;
+  readonly #supervisor: TaskSupervisor;
+  readonly #attemptUid: string;
   #leaderExited = false;
+  #released = false;
 
-  private constructor(supervisor: ChildProcess, pid: number, control: Promise<AttemptExit>, output: Promise<unknown>, options: SpawnAttemptOptions) {
+  private constructor(
+    supervisor: TaskSupervisor,
+    pid: number,
+    control: Promise<AttemptExit>,
+    output: Promise<unknown>,
+    options: SpawnAttemptOptions,
+    config: SupervisorOptions,
+  ) {
     this.pid = pid;
     this.pgid = pid;
     this.startTime = processStartTime(pid) ?? 0;
     this.startedAtMs = Date.now();
-    this.supervisorPid = supervisor.pid as number;
-    this.supervisorStartTime = processStartTime(this.supervisorPid) ?? 0;
-    this.#lease = supervisor.stdin as Writable;
+    this.supervisorPid = supervisor.pid;
+    this.supervisorStartTime = supervisor.startTime;
+    this.#supervisor = supervisor;
+    this.#attemptUid = config.attemptUid;
     this.#sampler = setInterval(() => this.sampleUsage(), options.usageIntervalMs ?? 5000);
     this.#sampler.unref();
     const leaseMs = options.supervisor?.leaseMs ?? DEFAULT_LEASE_MS;
-    this.#renewer = setInterval(() => this.#lease.write(RENEW), Math.max(10, Math.floor(leaseMs / 4)));
+    this.#renewer = setInterval(() => supervisor.renew(), Math.max(10, Math.floor(leaseMs / 4)));
     this.#renewer.unref();
-    supervisor.once('exit', () => clearInterval(this.#renewer));
     this.exited = control.then(async (status) => {
       this.#leaderExited = true;
       clearInterval(this.#sampler);
@@ -116,11 +116,10 @@ export class AttemptProcess {
       // otherwise hold ports, chips and the output pipes forever.
       signalProcessGroup(this.pgid, 'SIGKILL');
       await pollUntil(() => !isProcessGroupAlive(this.pgid), { timeoutMs: 30_000 });
-      // Output normally drains at once; a grandchild holding the pipes open gets 2 s. The timer is
-      // cleared either way, or it would keep a short-lived process (a cold `iris job run`) alive.
-      let drainTimer: NodeJS.Timeout | undefined;
-      await Promise.race([output, new Promise((r) => (drainTimer = setTimeout(r, 2000)))]);
-      clearTimeout(drainTimer);
+      // The supervisor marks the end of the task's output once the group is gone (or after 2 s).
+      await output;
+      // Without a controller to report to, the supervisor holds no outcome and needs no lease any more.
+      if (config.controllerAddress === '') clearInterval(this.#renewer);
       return status;
     });
   }
@@ -131,51 +130,32 @@ export class AttemptProcess {
    */
   static spawn(options: SpawnAttemptOptions): Promise<AttemptProcess> {
     const config = options.supervisor ?? { workerId: '', attemptUid: '', controllerAddress: '', leaseMs: DEFAULT_LEASE_MS, reportTimeoutMs: 0 };
-    const supervisor = spawn(process.execPath, [SUPERVISOR_SCRIPT, JSON.stringify(config), ...options.argv], {
-      cwd: options.cwd,
-      env: { ...options.env },
-      // The supervisor leads its own group too, so signals meant for the daemon's group (a Ctrl-C,
-      // a kill of the whole daemon group) never take it down before the task.
-      detached: true,
-      stdio: ['pipe', 'pipe', 'ignore', 'ignore', 'pipe', 'pipe'],
-    });
-    const lease = supervisor.stdin as Writable;
-    lease.on('error', () => undefined); // a supervisor that is gone needs no renewals
-    const [control, stdout, stderr] = [1, 4, 5].map((fd) => supervisor.stdio[fd] as Readable) as [Readable, Readable, Readable];
+    const supervisor = options.supervisors?.acquire() ?? oneShot();
+    const marker = randomBytes(12).toString('hex');
     const output = Promise.all([
-      pipeLines(stdout, (line) => options.onOutput('stdout', line)),
-      pipeLines(stderr, (line) => options.onOutput('stderr', line)),
+      supervisor.stdout.begin(marker, (line) => options.onOutput('stdout', line)),
+      supervisor.stderr.begin(marker, (line) => options.onOutput('stderr', line)),
     ]);
     let resolveExit: (exit: AttemptExit) => void = () => undefined;
     const exit = new Promise<AttemptExit>((resolve) => (resolveExit = resolve));
     return new Promise((resolve, reject) => {
       let started = false;
-      const fail = (e: Error): void => {
-        if (!started) reject(e);
-      };
-      supervisor.once('error', fail);
-      const controlDone = pipeLines(control, (line) => {
-        let message: ControlMessage;
-        try {
-          message = JSON.parse(line) as ControlMessage;
-        } catch {
-          return;
-        }
+      supervisor.run({ ...config, argv: options.argv, cwd: options.cwd, env: options.env, marker }, (message) => {
         if ('started' in message) {
           started = true;
-          resolve(new AttemptProcess(supervisor, message.started.pid, exit, output, options));
+          resolve(new AttemptProcess(supervisor, message.started.pid, exit, output, options, config));
         } else if ('spawnError' in message) {
-          fail(Object.assign(new Error(`cannot start "${options.argv[0] ?? ''}": ${message.spawnError}`), { code: message.spawnError }));
+          // The daemon reports the failure itself; the supervisor need not hold on to it.
+          supervisor.acknowledge(config.attemptUid);
+          reject(Object.assign(new Error(`cannot start "${options.argv[0] ?? ''}": ${message.spawnError}`), { code: message.spawnError }));
         } else if ('exit' in message) {
           const status = exitStatusOf(message.exit.code, message.exit.signal);
           resolveExit(message.lost !== null && status.signal === 'SIGKILL' ? { ...status, workerFault: `killed by its supervisor: ${message.lost}` } : status);
+        } else {
+          if (!started) reject(new Error('task supervisor exited before starting the task'));
+          // Normally a no-op (the exit line came first); a supervisor killed from outside leaves the task unsupervised.
+          resolveExit({ ...exitStatusOf(null, 'SIGKILL'), workerFault: 'task supervisor died' });
         }
-      });
-      // The control pipe ends only when the supervisor exits, after its last line was read.
-      void controlDone.then(() => {
-        fail(new Error('task supervisor exited before starting the task'));
-        // Normally a no-op (the exit line came first); a supervisor killed from outside leaves the task unsupervised.
-        resolveExit({ ...exitStatusOf(null, 'SIGKILL'), workerFault: 'task supervisor died' });
       });
     });
   }
@@ -201,8 +181,10 @@ export class AttemptProcess {
    * Until then a supervisor outlives its task and reports the outcome itself should the daemon die.
    */
   release(): void {
+    if (this.#released) return;
+    this.#released = true;
     clearInterval(this.#renewer);
-    this.#lease.end(ACK);
+    this.#supervisor.acknowledge(this.#attemptUid);
   }
 
   /**
@@ -220,31 +202,9 @@ export class AttemptProcess {
   }
 }
 
-/** Feeds a stream to `onLine` one line at a time; resolves when the stream ends. */
-function pipeLines(stream: Readable, onLine: (line: string) => void): Promise<void> {
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
-  const emit = (text: string): void => {
-    pending += text;
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      onLine(pending.slice(0, newline).replace(/\r$/, ''));
-      pending = pending.slice(newline + 1);
-      newline = pending.indexOf('\n');
-    }
-  };
-  return new Promise((resolve) => {
-    stream.on('data', (chunk: Buffer) => emit(decoder.write(chunk)));
-    let finished = false;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      emit(decoder.end());
-      if (pending !== '') onLine(pending.replace(/\r$/, ''));
-      pending = '';
-      resolve();
-    };
-    stream.once('end', finish);
-    stream.once('error', finish);
-  });
+/** A supervisor for one task, which exits once that task is over and its outcome acknowledged. */
+function oneShot(): TaskSupervisor {
+  const supervisor = TaskSupervisor.start();
+  supervisor.onReady = () => supervisor.retire();
+  return supervisor;
 }

@@ -10,6 +10,7 @@ import type { AttemptObservation } from '../gen/iris/v1/worker.js';
 import { AttemptProcess } from './attempt-process.js';
 import type { LogShipper } from './log-shipper.js';
 import type { ResourceUsage } from './resource-usage.js';
+import type { SupervisorPool } from './supervisor-pool.js';
 import { EMPTY_USAGE } from './resource-usage.js';
 import type { RunningRecords } from './running-records.js';
 import { buildTaskEnv } from './task-env.js';
@@ -55,6 +56,8 @@ export interface AttemptContext {
   usageIntervalMs: number;
   /** How long an ending attempt waits for its logs to reach the controller. */
   logDrainTimeoutMs: number;
+  /** The worker's waiting task supervisors; without it each task starts its own. */
+  supervisors?: SupervisorPool | undefined;
   bundles: BundleCache;
   environments: EnvironmentCache;
   logs: LogShipper;
@@ -250,6 +253,7 @@ export class Attempt implements ReconcilableAttempt {
         cwd: workdir,
         env,
         usageIntervalMs: this.#ctx.usageIntervalMs,
+        supervisors: this.#ctx.supervisors,
         onOutput: (source, line) => {
           if (source === 'stderr') this.#cause = failureLineOf(line) ?? this.#cause;
           this.#ctx.logs.append(this.#logRef(), source, line);

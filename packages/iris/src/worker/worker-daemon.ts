@@ -15,6 +15,7 @@ import { WorkerServiceService } from '../gen/iris/v1/worker.js';
 import type { ReconcileRequest, ReconcileResponse, WorkerHealth } from '../gen/iris/v1/worker.js';
 import { Attempt } from './attempt.js';
 import type { AttemptContext } from './attempt.js';
+import { SupervisorPool } from './supervisor-pool.js';
 import { AttemptTable } from './attempt-table.js';
 import { ControllerLink } from './controller-link.js';
 import { probeGpus } from './gpu-probe.js';
@@ -104,6 +105,7 @@ class WorkerDaemon implements WorkerHandle {
   #link: ControllerLink | null = null;
   #logs: LogShipper | null = null;
   #table: AttemptTable | null = null;
+  #supervisors: SupervisorPool | null = null;
   #registered = false;
   #registeredWaiters: (() => void)[] = [];
   #lastReconcileAtMs = 0;
@@ -130,6 +132,8 @@ class WorkerDaemon implements WorkerHandle {
 
   async start(): Promise<void> {
     const config = this.#config;
+    // Started first, so the waiting supervisors boot while the daemon binds and registers.
+    this.#supervisors = new SupervisorPool();
     const port = await this.#bind();
     this.address = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     this.workerId = config.workerId ?? (await this.#persistedWorkerId(port));
@@ -158,6 +162,7 @@ class WorkerDaemon implements WorkerHandle {
       supervisorReportTimeoutMs: config.supervisorReportTimeoutMs,
       usageIntervalMs: config.usageIntervalMs,
       logDrainTimeoutMs: config.logDrainTimeoutMs,
+      supervisors: this.#supervisors,
       bundles: new BundleCache({
         dir: join(config.cacheDir, 'bundles'),
         fetch: (id) => link.fetchBundle(id),
@@ -202,6 +207,7 @@ class WorkerDaemon implements WorkerHandle {
     // Outcomes of attempts that ended on their own and were not yet confirmed stay with their
     // supervisors, which report them to the controller once this daemon is gone.
     this.#table?.releaseStopped();
+    this.#supervisors?.close();
     await this.#logs?.drain(this.#config.logDrainTimeoutMs);
     await this.#logs?.close();
     await this.#registerLoop;

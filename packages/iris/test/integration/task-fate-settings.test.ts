@@ -14,15 +14,32 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** The pids of the task supervisors a worker daemon started (its direct children running the supervisor script). */
-function supervisorsOf(daemonPid: number): number[] {
-  const pids: number[] = [];
+/** Parent pid of every process on this machine. */
+function parentPids(): Map<number, number> {
+  const parents = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === daemonPid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('task-supervisor')) pids.push(Number(name));
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return parents;
+}
+
+/**
+ * The pids of the task supervisors of a worker daemon that have a task running (its direct children
+ * running the supervisor script with a child of their own; the daemon also keeps idle ones waiting).
+ */
+function busySupervisorsOf(daemonPid: number): number[] {
+  const parents = parentPids();
+  const withChild = new Set(parents.values());
+  const pids: number[] = [];
+  for (const [pid, ppid] of parents) {
+    try {
+      if (ppid === daemonPid && withChild.has(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('task-supervisor')) pids.push(pid);
     } catch {
       // gone meanwhile
     }
@@ -81,7 +98,7 @@ describe('task fate settings that cannot contradict each other', () => {
 
     // Cut the worker off whole: its daemon and the task's supervisor stop, the task itself runs on.
     const daemonPid = first.child.pid!;
-    const supervisors = supervisorsOf(daemonPid);
+    const supervisors = busySupervisorsOf(daemonPid);
     expect(supervisors).toHaveLength(1);
     const supervisorPid = supervisors[0]!;
     process.kill(daemonPid, 'SIGSTOP');

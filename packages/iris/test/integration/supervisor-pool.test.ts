@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pollUntil } from '@marin/rigging';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AttemptProcess } from '../../src/worker/attempt-process.js';
+import type { SupervisorOptions } from '../../src/worker/attempt-process.js';
+import { SupervisorPool } from '../../src/worker/supervisor-pool.js';
+
+let dir: string;
+let pool: SupervisorPool;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'iris-supervisor-pool-'));
+  pool = new SupervisorPool({ warm: 1 });
+});
+afterEach(async () => {
+  pool.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function run(script: string, supervisor?: SupervisorOptions): Promise<{ proc: AttemptProcess; lines: string[] }> {
+  const lines: string[] = [];
+  const proc = await AttemptProcess.spawn({
+    argv: [process.execPath, '-e', script],
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '' },
+    onOutput: (source, line) => lines.push(`${source}:${line}`),
+    supervisors: pool,
+    supervisor,
+  });
+  await proc.exited;
+  return { proc, lines };
+}
+
+describe('SupervisorPool', () => {
+  it('runs consecutive tasks on the same few supervisors, each task with its own output', async () => {
+    const supervisorPids = new Set<number>();
+    for (let i = 0; i < 5; i++) {
+      const { proc, lines } = await run(`process.stdout.write("out ${i}\\ntail ${i}"); process.stderr.write("err ${i}\\n")`);
+      supervisorPids.add(proc.supervisorPid);
+      expect(lines.sort()).toEqual([`stderr:err ${i}`, `stdout:out ${i}`, `stdout:tail ${i}`]);
+      expect(await proc.exited).toMatchObject({ exitCode: 0 });
+      // It waits for the next task once its output is marked (nothing to hold without a controller).
+      await pollUntil(() => pool.idlePids.includes(proc.supervisorPid), { timeoutMs: 10_000 });
+    }
+    // One waiting supervisor, plus at most one started while the first was busy.
+    expect(pool.stats).toMatchObject({ acquired: 5 });
+    expect(pool.stats.started).toBeLessThanOrEqual(2);
+    expect(supervisorPids.size).toBeLessThanOrEqual(2);
+  }, 60_000);
+
+  it('ends its waiting supervisors on close', async () => {
+    await pollUntil(() => pool.idleCount === 1, { timeoutMs: 10_000 });
+    const [pid] = pool.idlePids;
+    expect(alive(pid!)).toBe(true);
+    pool.close();
+    expect(await pollUntil(() => !alive(pid!), { timeoutMs: 10_000 })).toBe(true);
+  }, 30_000);
+
+  it('keeps a supervisor that holds an unconfirmed outcome until the outcome is acknowledged, even after close', async () => {
+    // Nothing listens there: a supervisor that reported instead of waiting would spend its report timeout retrying.
+    const options: SupervisorOptions = { workerId: 'w', attemptUid: 'held-1', controllerAddress: '127.0.0.1:9', leaseMs: 60_000, reportTimeoutMs: 60_000 };
+    const { proc } = await run('process.exit(0)', options);
+    // Back in the pool, holding the outcome.
+    await pollUntil(() => pool.idlePids.includes(proc.supervisorPid), { timeoutMs: 10_000 });
+    pool.close();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alive(proc.supervisorPid)).toBe(true);
+    proc.release();
+    expect(await pollUntil(() => !alive(proc.supervisorPid), { timeoutMs: 10_000 })).toBe(true);
+  }, 30_000);
+});
