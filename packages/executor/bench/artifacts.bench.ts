@@ -11,11 +11,16 @@ import { silentLogger } from '../src/logger.js';
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The bench graph (same as bench/fixtures/artifact_bench.py): n{i} depends on n{i//2} and n{i//3}. */
+/**
+ * The bench graph (same as bench/fixtures/artifact_bench.py, statement for statement): n{i} depends on n{i//3} and
+ * n{i//2} (one dep when they coincide, at i = 3; none for i < 2).
+ */
 function graph(n: number): ArtifactStep[] {
   const handles: ArtifactStep[] = [];
   for (let i = 0; i < n; i++) {
-    const deps = i >= 2 ? [...new Set([Math.floor(i / 2), Math.floor(i / 3)])].sort((a, b) => a - b).map((j) => handles[j] as ArtifactStep) : [];
+    const a = Math.floor(i / 3);
+    const b = Math.floor(i / 2);
+    const deps = i < 2 ? [] : a === b ? [handles[b] as ArtifactStep] : [handles[a] as ArtifactStep, handles[b] as ArtifactStep];
     handles.push(new ArtifactStep({ name: `bench/n${i}`, version: '2026.11.25', deps, run: () => undefined, buildConfig: (ctx) => ({ i, lr: i * 0.001, inputs: deps.map((d) => ctx.artifactPath(d)) }) }));
   }
   return handles;

@@ -210,7 +210,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   // Records read by the drift check of artifacts served from cache, for the load that follows the run.
   const served = new Map<string, ArtifactRecord | null>();
   const readServed = async (outputPath: string): Promise<ArtifactRecord | null> => {
-    const record = await readRecord(outputPath);
+    const record = await readRecord(outputPath, true);
     served.set(outputPath, record);
     return record;
   };
@@ -226,7 +226,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
     };
     if (pruned.has(node)) {
       await checkDrift(target, logger, readServed);
-      const status = (await reclaim()) === 'reuse' ? await readStatusFast(node.outputPath) : null;
+      const status = (await reclaim()) === 'reuse' ? await readStatusFast(node.outputPath, true) : null;
       if (status !== STATUS_SUCCESS) {
         throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step ${node.id}: cached output disappeared after its inputs were pruned (status=${status}); rerun to rebuild it and its inputs`, {
           details: { step: node.id, reason: 'pruned-output-vanished' },

@@ -78,6 +78,8 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly adoptSource: string | null;
   readonly adoptConfig: Record<string, unknown> | null;
   readonly expectedFingerprint: string | null;
+  /** `name@version`. */
+  readonly id: string;
   #payload: string | Promise<string> | undefined;
 
   constructor(opts: ArtifactStepOptions<T, C>) {
@@ -94,16 +96,13 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
     this.adoptSource = opts.adoptSource ?? null;
     this.adoptConfig = opts.adoptConfig ?? null;
     this.expectedFingerprint = opts.expectedFingerprint ?? null;
+    // Built once: lowering, plans, records and experiment files name every step and dep by it.
+    this.id = `${this.name}@${this.version}`;
     if (this.adoptSource !== null && this.overridePath !== null) {
       throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `${this.name}@${this.version}: an artifact cannot be both adopted and pinned`, {
         details: { step: this.id },
       });
     }
-  }
-
-  /** `name@version`. */
-  get id(): string {
-    return `${this.name}@${this.version}`;
   }
 
   /**
@@ -160,7 +159,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
     if (this.adoptSource !== null) {
       return pyJsonDumps({ adopt_source: this.adoptSource, config: this.adoptConfig }, { sortKeys: true });
     }
-    const config = this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
+    const config = this.buildConfig(StepContext.forFingerprint(this.runtimeArgs, this.deps));
     return isThenable(config) ? Promise.resolve(config).then(canonicalJson) : canonicalJson(config);
   }
 

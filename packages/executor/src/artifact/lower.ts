@@ -18,7 +18,13 @@ export interface ArtifactNode {
   depRefs: string[];
   /** The nodes of the declared deps (deduplicated by output path). */
   deps: ArtifactNode[];
+  /** The node's position in the lowered `nodes` (callers keep per-node facts in arrays, not maps). */
+  index: number;
 }
+
+/** Depth-first states of a handle while ordering; a lowered handle maps to its node instead. */
+const IN_STACK = 0;
+const ORDERED = 1;
 
 /**
  * Lowers handle graphs into nodes in dependency order (Marin's `_lower` with its memo): every handle once, shared
@@ -30,7 +36,9 @@ export interface ArtifactNode {
  *   `dev` dep; EXECUTOR_UNCANONICAL_CONFIG from the fingerprint
  */
 export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: string): Promise<{ nodes: ArtifactNode[]; byHandle: Map<ArtifactStep, ArtifactNode> }> {
-  const order = dependencyOrder(roots);
+  // One map serves the depth-first walk (cycle detection) and then, value by value, maps each handle to its node.
+  const state = new Map<ArtifactStep, ArtifactNode | typeof IN_STACK | typeof ORDERED>();
+  const order = dependencyOrder(roots, state);
   // Payloads of synchronous buildConfigs are computed inline; async ones are awaited together. Errors surface in
   // dependency order, as the depth-first lowering raises them.
   const payloads: (string | Promise<string>)[] = order.map((h) => h.fingerprintPayloadNow());
@@ -41,10 +49,11 @@ export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: str
       payloads[i] = r.value;
     });
   }
-  const byHandle = new Map<ArtifactStep, ArtifactNode>();
+  const byHandle = state as Map<ArtifactStep, ArtifactNode>;
   const byPath = new Map<string, ArtifactNode>();
   const nodes: ArtifactNode[] = [];
   const base = prefixJoin(prefix, '');
+  const dirBase = base === '' || base.endsWith('/') ? base : `${base}/`;
   for (let i = 0; i < order.length; i++) {
     const handle = order[i] as ArtifactStep;
     const payload = payloads[i] as string;
@@ -57,8 +66,8 @@ export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: str
       );
     }
     if (!isMutableVersion(handle.version)) {
-      const mutable = handle.deps.find((d) => isMutableVersion(d.version));
-      if (mutable !== undefined) {
+      for (const mutable of handle.deps) {
+        if (!isMutableVersion(mutable.version)) continue;
         throw new ExecutorError(
           'EXECUTOR_MUTABLE_DEPENDENCY',
           `${handle.id} is a fixed version but depends on mutable ${mutable.id}; a mutable dep would rebuild while the fixed parent stays cached — make the parent dev, or pin the dep`,
@@ -67,7 +76,7 @@ export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: str
       }
     }
     // `{name}/{version}` is relative by construction (validated segments): join without re-parsing the prefix.
-    const outputPath = handle.overridePath === null ? (base === '' ? `${handle.name}/${handle.version}` : base.endsWith('/') ? `${base}${handle.name}/${handle.version}` : `${base}/${handle.name}/${handle.version}`) : stepOutputPath(handle, prefix);
+    const outputPath = handle.overridePath === null ? `${dirBase}${handle.name}/${handle.version}` : stepOutputPath(handle, prefix);
     const existing = byPath.get(outputPath);
     if (existing !== undefined) {
       byHandle.set(handle, existing);
@@ -78,7 +87,9 @@ export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: str
       const n = byHandle.get(d) as ArtifactNode;
       if (!deps.includes(n)) deps.push(n);
     }
-    const node: ArtifactNode = { handle, id: handle.id, outputPath, payload, fingerprint, depRefs: handle.deps.map((d) => d.id), deps };
+    const depRefs: string[] = [];
+    for (const d of handle.deps) depRefs.push(d.id);
+    const node: ArtifactNode = { handle, id: handle.id, outputPath, payload, fingerprint, depRefs, deps, index: nodes.length };
     byHandle.set(handle, node);
     byPath.set(outputPath, node);
     nodes.push(node);
@@ -90,24 +101,22 @@ export async function lowerArtifacts(roots: readonly ArtifactStep[], prefix: str
  * Every handle reachable from `roots`, each once, deps before dependents (depth-first post-order).
  * @throws {ExecutorError} EXECUTOR_CYCLE for a dep cycle (`details.cycle`, the ids around it)
  */
-function dependencyOrder(roots: readonly ArtifactStep[]): ArtifactStep[] {
-  const done = new Set<ArtifactStep>();
-  const inStack = new Set<ArtifactStep>();
+function dependencyOrder(roots: readonly ArtifactStep[], state: Map<ArtifactStep, unknown>): ArtifactStep[] {
   const trail: ArtifactStep[] = [];
   const order: ArtifactStep[] = [];
   const visit = (handle: ArtifactStep): void => {
-    if (done.has(handle)) return;
-    if (inStack.has(handle)) {
+    const seen = state.get(handle);
+    if (seen === ORDERED) return;
+    if (seen === IN_STACK) {
       const ids = trail.map((h) => h.id);
       const cycle = [...ids.slice(ids.indexOf(handle.id)), handle.id];
       throw new ExecutorError('EXECUTOR_CYCLE', `Cycle detected in artifact graph: ${cycle.join(' -> ')}`, { details: { cycle } });
     }
-    inStack.add(handle);
+    state.set(handle, IN_STACK);
     trail.push(handle);
     for (const dep of handle.deps) visit(dep);
     trail.pop();
-    inStack.delete(handle);
-    done.add(handle);
+    state.set(handle, ORDERED);
     order.push(handle);
   };
   for (const root of roots) visit(root);
