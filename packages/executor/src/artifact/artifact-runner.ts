@@ -190,7 +190,8 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   const logger = options.logger ?? stderrLogger;
   const timings = options.timings ?? leaseTimings();
   const forceRunFailed = options.forceRunFailed ?? true;
-  const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
+  const lowered = await lowerArtifacts(handles, prefix);
+  const { nodes } = lowered;
   const remoteOptions: RemoteBodyOptions & { logger: ExecutorLogger } = {
     logger,
     reentry: options.reentry ?? null,
@@ -198,7 +199,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
   };
   checkRemoteBodies(nodes.map((n) => n.handle), remoteOptions);
-  const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
+  const roots = [...new Set(lowered.roots)];
   // The experiment file comes before the statuses and gc marks are read: a gc whose re-check runs after this write
   // keeps these outputs, and one whose marks came earlier is seen by the read below (src/gc/DESIGN.md), so one
   // tombstone check per built artifact suffices.

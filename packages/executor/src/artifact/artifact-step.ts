@@ -44,6 +44,25 @@ export interface ArtifactStepOptions<T extends object, C> {
   expectedFingerprint?: string | null;
 }
 
+/** A handle no walk with the given token has marked. */
+export const WALK_UNSEEN = -1;
+
+let walkSlots: { get(h: ArtifactStep, token: object): number; set(h: ArtifactStep, token: object, state: number): void };
+
+/**
+ * The mark a synchronous graph walk left on `handle` (the lowering's depth-first order), or {@link WALK_UNSEEN}
+ * when that walk (`token`, one object per walk) has not marked it. Marks of other walks are ignored, so walks
+ * never interfere as long as each reads its marks before it yields.
+ */
+export function walkState(handle: ArtifactStep, token: object): number {
+  return walkSlots.get(handle, token);
+}
+
+/** Marks `handle` for the walk `token` (see {@link walkState}). */
+export function setWalkState(handle: ArtifactStep, token: object, state: number): void {
+  walkSlots.set(handle, token, state);
+}
+
 /** True for a path Marin treats as relative to the prefix (no URL scheme, no leading `/`). */
 export function isRelativePath(path: string): boolean {
   return pythonUrlScheme(path) === '' && !path.startsWith('/');
@@ -81,6 +100,20 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   /** `name@version`. */
   readonly id: string;
   #payload: string | Promise<string> | undefined;
+  // The lowering walk's marks, kept on the handle (a walk over 10,000 handles then needs no map): the token of the
+  // walk that last marked it and its state under that walk (see walkState).
+  #walkToken: object | null = null;
+  #walkState = 0;
+
+  static {
+    walkSlots = {
+      get: (h, token) => (h.#walkToken === token ? h.#walkState : WALK_UNSEEN),
+      set: (h, token, state) => {
+        h.#walkToken = token;
+        h.#walkState = state;
+      },
+    };
+  }
 
   constructor(opts: ArtifactStepOptions<T, C>) {
     validatePathSegment('name', opts.name);

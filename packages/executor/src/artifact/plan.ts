@@ -56,7 +56,7 @@ export interface ArtifactPlanOptions {
  */
 export async function planArtifacts(handles: readonly ArtifactStep[], options: ArtifactPlanOptions = {}): Promise<ArtifactPlanEntry[]> {
   const prefix = options.prefix ?? (await marinPrefix());
-  const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
+  const { nodes, roots } = await lowerArtifacts(handles, prefix);
   // Per-node facts live in arrays by `node.index`: a 10,000-artifact plan allocates no maps or sets for them.
   const statuses = await readStatuses(nodes.map((n) => n.outputPath), options.concurrency ?? 32);
   const built = (n: ArtifactNode): boolean => statuses[n.index] === STATUS_SUCCESS && !isMutableVersion(n.handle.version);
@@ -66,7 +66,7 @@ export async function planArtifacts(handles: readonly ArtifactStep[], options: A
     needed[n.index] = 1;
     if (!built(n)) for (const d of n.deps) mark(d);
   };
-  for (const h of handles) mark(byHandle.get(h) as ArtifactNode);
+  for (const r of roots) mark(r);
   const logger = options.logger ?? silentLogger;
   const toCheck = options.checkDrift === false ? [] : nodes.filter(built);
   const checked = await mapLimit(toCheck, options.concurrency ?? 32, (n) =>
