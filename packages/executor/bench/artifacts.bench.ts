@@ -8,17 +8,13 @@ import { runArtifacts } from '../src/artifact/artifact-runner.js';
 import { ArtifactStep } from '../src/artifact/artifact-step.js';
 import { planArtifacts } from '../src/artifact/plan.js';
 import { silentLogger } from '../src/logger.js';
+import { artifactGraph } from './fixtures/artifact-graph.js';
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The bench graph (same as bench/fixtures/artifact_bench.py): n{i} depends on n{i//2} and n{i//3}. */
+/** The bench graph, built by plain JavaScript as a user's experiment file is (bench/fixtures/artifact-graph.js). */
 function graph(n: number): ArtifactStep[] {
-  const handles: ArtifactStep[] = [];
-  for (let i = 0; i < n; i++) {
-    const deps = i >= 2 ? [...new Set([Math.floor(i / 2), Math.floor(i / 3)])].sort((a, b) => a - b).map((j) => handles[j] as ArtifactStep) : [];
-    handles.push(new ArtifactStep({ name: `bench/n${i}`, version: '2026.11.25', deps, run: () => undefined, buildConfig: (ctx) => ({ i, lr: i * 0.001, inputs: deps.map((d) => ctx.artifactPath(d)) }) }));
-  }
-  return handles;
+  return artifactGraph(ArtifactStep, n);
 }
 
 async function marinPython(): Promise<string> {

@@ -190,6 +190,7 @@ export type {
   DriftTarget,
   JsonValue,
   LoadedArtifact,
+  LoweredArtifacts,
   Provenance,
   PydanticJsonOptions,
   SweepTarget,

@@ -190,7 +190,8 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   const logger = options.logger ?? stderrLogger;
   const timings = options.timings ?? leaseTimings();
   const forceRunFailed = options.forceRunFailed ?? true;
-  const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
+  const lowered = await lowerArtifacts(handles, prefix);
+  const { nodes } = lowered;
   const remoteOptions: RemoteBodyOptions & { logger: ExecutorLogger } = {
     logger,
     reentry: options.reentry ?? null,
@@ -198,7 +199,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
   };
   checkRemoteBodies(nodes.map((n) => n.handle), remoteOptions);
-  const roots = [...new Set(handles.map((h) => byHandle.get(h) as ArtifactNode))];
+  const roots = [...new Set(lowered.roots)];
   // The experiment file comes before the statuses and gc marks are read: a gc whose re-check runs after this write
   // keeps these outputs, and one whose marks came earlier is seen by the read below (src/gc/DESIGN.md), so one
   // tombstone check per built artifact suffices.
@@ -210,7 +211,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
   // Records read by the drift check of artifacts served from cache, for the load that follows the run.
   const served = new Map<string, ArtifactRecord | null>();
   const readServed = async (outputPath: string): Promise<ArtifactRecord | null> => {
-    const record = await readRecord(outputPath);
+    const record = await readRecord(outputPath, true);
     served.set(outputPath, record);
     return record;
   };
@@ -226,7 +227,7 @@ export async function buildArtifacts(handles: readonly ArtifactStep[], options: 
     };
     if (pruned.has(node)) {
       await checkDrift(target, logger, readServed);
-      const status = (await reclaim()) === 'reuse' ? await readStatusFast(node.outputPath) : null;
+      const status = (await reclaim()) === 'reuse' ? await readStatusFast(node.outputPath, true) : null;
       if (status !== STATUS_SUCCESS) {
         throw new ExecutorError('EXECUTOR_STEP_FAILED', `Step ${node.id}: cached output disappeared after its inputs were pruned (status=${status}); rerun to rebuild it and its inputs`, {
           details: { step: node.id, reason: 'pruned-output-vanished' },

@@ -44,6 +44,25 @@ export interface ArtifactStepOptions<T extends object, C> {
   expectedFingerprint?: string | null;
 }
 
+/** A handle no walk with the given token has marked. */
+export const WALK_UNSEEN = -1;
+
+let walkSlots: { get(h: ArtifactStep, token: object): number; set(h: ArtifactStep, token: object, state: number): void };
+
+/**
+ * The mark a synchronous graph walk left on `handle` (the lowering's depth-first order), or {@link WALK_UNSEEN}
+ * when that walk (`token`, one object per walk) has not marked it. Marks of other walks are ignored, so walks
+ * never interfere as long as each reads its marks before it yields.
+ */
+export function walkState(handle: ArtifactStep, token: object): number {
+  return walkSlots.get(handle, token);
+}
+
+/** Marks `handle` for the walk `token` (see {@link walkState}). */
+export function setWalkState(handle: ArtifactStep, token: object, state: number): void {
+  walkSlots.set(handle, token, state);
+}
+
 /** True for a path Marin treats as relative to the prefix (no URL scheme, no leading `/`). */
 export function isRelativePath(path: string): boolean {
   return pythonUrlScheme(path) === '' && !path.startsWith('/');
@@ -78,7 +97,23 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
   readonly adoptSource: string | null;
   readonly adoptConfig: Record<string, unknown> | null;
   readonly expectedFingerprint: string | null;
+  /** `name@version`. */
+  readonly id: string;
   #payload: string | Promise<string> | undefined;
+  // The lowering walk's marks, kept on the handle (a walk over 10,000 handles then needs no map): the token of the
+  // walk that last marked it and its state under that walk (see walkState).
+  #walkToken: object | null = null;
+  #walkState = 0;
+
+  static {
+    walkSlots = {
+      get: (h, token) => (h.#walkToken === token ? h.#walkState : WALK_UNSEEN),
+      set: (h, token, state) => {
+        h.#walkToken = token;
+        h.#walkState = state;
+      },
+    };
+  }
 
   constructor(opts: ArtifactStepOptions<T, C>) {
     validatePathSegment('name', opts.name);
@@ -94,16 +129,13 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
     this.adoptSource = opts.adoptSource ?? null;
     this.adoptConfig = opts.adoptConfig ?? null;
     this.expectedFingerprint = opts.expectedFingerprint ?? null;
+    // Built once: lowering, plans, records and experiment files name every step and dep by it.
+    this.id = `${this.name}@${this.version}`;
     if (this.adoptSource !== null && this.overridePath !== null) {
       throw new ExecutorError('EXECUTOR_INVALID_ARGUMENT', `${this.name}@${this.version}: an artifact cannot be both adopted and pinned`, {
         details: { step: this.id },
       });
     }
-  }
-
-  /** `name@version`. */
-  get id(): string {
-    return `${this.name}@${this.version}`;
   }
 
   /**
@@ -160,7 +192,7 @@ export class ArtifactStep<T extends object = Record<never, never>, C = unknown> 
     if (this.adoptSource !== null) {
       return pyJsonDumps({ adopt_source: this.adoptSource, config: this.adoptConfig }, { sortKeys: true });
     }
-    const config = this.buildConfig(StepContext.forFingerprint(Object.keys(this.runtimeArgs), this.deps));
+    const config = this.buildConfig(StepContext.forFingerprint(this.runtimeArgs, this.deps));
     return isThenable(config) ? Promise.resolve(config).then(canonicalJson) : canonicalJson(config);
   }
 

@@ -14,7 +14,7 @@ export { canonicalJson, fingerprintHash } from './canonical-json.js';
 export { checkDrift, describeDrift } from './drift.js';
 export type { DriftResult, DriftTarget } from './drift.js';
 export { lowerArtifacts, stepOutputPath } from './lower.js';
-export type { ArtifactNode } from './lower.js';
+export type { ArtifactNode, LoweredArtifacts } from './lower.js';
 export { captureProvenance, LAUNCH_PROVENANCE_ENV, normalizeProvenance, publishedProvenance } from './provenance.js';
 export type { Provenance } from './provenance.js';
 export { pydanticFloat, pydanticJson, pydanticString } from './pydantic-json.js';

@@ -5,6 +5,7 @@ import type { VersionChange } from '../plan/version-diff.js';
 import { STATUS_SUCCESS } from '../status/status.js';
 import type { ArtifactStep } from './artifact-step.js';
 import { checkDrift } from './drift.js';
+import type { DriftResult } from './drift.js';
 import { lowerArtifacts } from './lower.js';
 import { readStatuses } from './status-scan.js';
 import type { ArtifactNode } from './lower.js';
@@ -55,31 +56,33 @@ export interface ArtifactPlanOptions {
  */
 export async function planArtifacts(handles: readonly ArtifactStep[], options: ArtifactPlanOptions = {}): Promise<ArtifactPlanEntry[]> {
   const prefix = options.prefix ?? (await marinPrefix());
-  const { nodes, byHandle } = await lowerArtifacts(handles, prefix);
+  const { nodes, roots } = await lowerArtifacts(handles, prefix);
+  // Per-node facts live in arrays by `node.index`: a 10,000-artifact plan allocates no maps or sets for them.
   const statuses = await readStatuses(nodes.map((n) => n.outputPath), options.concurrency ?? 32);
-  const statusOf = new Map<ArtifactNode, string | null>(nodes.map((n, i) => [n, statuses[i] ?? null]));
-  const built = (n: ArtifactNode): boolean => !isMutableVersion(n.handle.version) && statusOf.get(n) === STATUS_SUCCESS;
-  const needed = new Set<ArtifactNode>();
+  const built = (n: ArtifactNode): boolean => statuses[n.index] === STATUS_SUCCESS && !isMutableVersion(n.handle.version);
+  const needed = new Uint8Array(nodes.length);
   const mark = (n: ArtifactNode): void => {
-    if (needed.has(n)) return;
-    needed.add(n);
-    if (!built(n)) n.deps.forEach(mark);
+    if (needed[n.index] === 1) return;
+    needed[n.index] = 1;
+    if (!built(n)) for (const d of n.deps) mark(d);
   };
-  for (const h of handles) mark(byHandle.get(h) as ArtifactNode);
+  for (const r of roots) mark(r);
   const logger = options.logger ?? silentLogger;
   const toCheck = options.checkDrift === false ? [] : nodes.filter(built);
   const checked = await mapLimit(toCheck, options.concurrency ?? 32, (n) =>
     checkDrift({ id: n.id, version: n.handle.version, outputPath: n.outputPath, fingerprint: n.fingerprint, payload: n.payload, expectedFingerprint: null }, logger),
   );
-  const drift = new Map(toCheck.map((n, i) => [n, checked[i]]));
-  return nodes.map((n) => {
-    const d = drift.get(n) ?? null;
+  const drift: (DriftResult | undefined)[] = new Array<DriftResult | undefined>(nodes.length);
+  toCheck.forEach((n, i) => (drift[n.index] = checked[i]));
+  const entries: ArtifactPlanEntry[] = new Array<ArtifactPlanEntry>(nodes.length);
+  for (const n of nodes) {
+    const d = drift[n.index];
     let action: ArtifactPlanAction;
-    if (!needed.has(n)) action = 'prune';
+    if (needed[n.index] !== 1) action = 'prune';
     else if (isMutableVersion(n.handle.version)) action = 'rebuild';
     else if (built(n)) action = 'skip';
     else action = n.handle.adoptSource !== null ? 'adopt' : 'run';
-    return {
+    entries[n.index] = {
       id: n.id,
       outputPath: n.outputPath,
       fingerprint: n.fingerprint,
@@ -87,11 +90,12 @@ export async function planArtifacts(handles: readonly ArtifactStep[], options: A
       expectedFingerprint: n.handle.expectedFingerprint,
       deps: n.depRefs,
       action,
-      status: statusOf.get(n) ?? null,
+      status: statuses[n.index] ?? null,
       driftFrom: d?.recorded ?? null,
       changes: d?.changes ?? NO_CHANGES,
     };
-  });
+  }
+  return entries;
 }
 
 /** One plan line: `run   demo/total@2026.11.25  3f2a9c1e  <path>`, plus `drift` details when the recipe changed. */

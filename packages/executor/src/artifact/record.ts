@@ -126,11 +126,12 @@ const readOptional = readTextIfExists;
 /**
  * The record at `<outputPath>/.artifact.json`, else one recovered from a genuine legacy `.executor_info`
  * (name, config, output_path, dependencies), else `null`. A step runner's schedule-time `.executor_info`
- * stub is never read as a record.
+ * stub is never read as a record. `expectRecord`: the output is built, so a local record is read without a `stat`
+ * first (a missing one then costs an exception instead).
  */
-export async function readRecord(outputPath: string): Promise<ArtifactRecord | null> {
+export async function readRecord(outputPath: string, expectRecord = false): Promise<ArtifactRecord | null> {
   const recordUrl = fileUnder(outputPath, RECORD_FILE);
-  const text = await readOptional(recordUrl);
+  const text = await readOptional(recordUrl, expectRecord);
   if (text !== null) return parseRecord(text, recordUrl);
   const infoUrl = fileUnder(outputPath, INFO_FILE);
   const info = await readOptional(infoUrl);

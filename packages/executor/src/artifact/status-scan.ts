@@ -7,6 +7,7 @@ import { parseStatusText } from '../status/status.js';
 import type { StepStatus } from '../status/status.js';
 
 function localPath(outputPath: string): string | null {
+  if (outputPath.charCodeAt(0) === 0x2f) return outputPath; // an absolute local path has no scheme
   const scheme = schemeOf(outputPath);
   if (scheme === '' || scheme === null) return outputPath;
   if (scheme === 'file') return fileURLToPath(outputPath);
@@ -25,37 +26,39 @@ export async function readStatuses(outputPaths: readonly string[], concurrency =
   const out: (StepStatus | null)[] = new Array<StepStatus | null>(outputPaths.length).fill(null);
   const remote: number[] = [];
   const missingDirs = new Set<string>();
+  // The missing directory the previous path was under (`dir/`): the outputs of one graph share their ancestors.
+  let lastMissing: string | null = null;
+  let expectFile = false;
   outputPaths.forEach((p, i) => {
     const local = localPath(p);
     if (local === null) {
       remote.push(i);
       return;
     }
-    if (underMissingDir(local, missingDirs)) return;
-    const file = fileUnder(local, STATUS_FILE);
-    if (statSync(file, { throwIfNoEntry: false })?.isFile() !== true) {
-      rememberMissingDirs(local, missingDirs);
+    if (lastMissing !== null && local.startsWith(lastMissing)) return;
+    const missing = missingAncestor(local, missingDirs);
+    if (missing !== null) {
+      lastMissing = missing.endsWith('/') ? missing : `${missing}/`;
       return;
     }
-    try {
-      out[i] = parseStatusText(readFileSync(file, 'utf8'));
-    } catch (e) {
-      // Removed between the stat and the read: no status, as readStatus reports a missing file.
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
+    const text = readLocalText(fileUnder(local, STATUS_FILE), expectFile);
+    // A built graph has one status after another: read those directly, and stat first again after a miss.
+    expectFile = text !== null;
+    if (text === null) rememberMissingDirs(local, missingDirs);
+    else out[i] = parseStatusText(text);
   });
   const read = await mapLimit(remote, concurrency, (i) => readStatus(outputPaths[i] as string));
   remote.forEach((i, k) => (out[i] = read[k] ?? null));
   return out;
 }
 
-/** True when `dir` or one of its ancestors is known to be missing. */
-function underMissingDir(dir: string, missing: ReadonlySet<string>): boolean {
-  if (missing.size === 0) return false;
+/** `dir` or its ancestor that is known to be missing, else `null`. */
+function missingAncestor(dir: string, missing: ReadonlySet<string>): string | null {
+  if (missing.size === 0) return null;
   for (let d = dir; ; ) {
-    if (missing.has(d)) return true;
+    if (missing.has(d)) return d;
     const parent = dirname(d);
-    if (parent === d) return false;
+    if (parent === d) return null;
     d = parent;
   }
 }
@@ -72,21 +75,32 @@ function rememberMissingDirs(dir: string, missing: Set<string>): void {
   if (top !== null) missing.add(top);
 }
 
+/** Read errors that mean "no such file" (the path is missing, under a non-directory, or a directory). */
+const NO_FILE = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+
+/**
+ * A local file's text, or `null` when there is no such file. `expectFile`: read directly (one call; a missing file
+ * then costs an exception), else `stat` first (a missing file costs no exception, a present one a second call).
+ */
+function readLocalText(file: string, expectFile: boolean): string | null {
+  if (!expectFile && statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return null;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    // Removed between the stat and the read, or not there: no file, as readStatus reports a missing one.
+    if (NO_FILE.has((e as NodeJS.ErrnoException).code ?? '')) return null;
+    throw e;
+  }
+}
+
 /**
  * A file's text, or `null` when it does not exist. Local files are read synchronously (see {@link readStatuses});
- * other filesystems through rigging.
+ * other filesystems through rigging. `expectFile`: the file most likely exists (a built artifact's status or
+ * record), so a local one is read without a `stat` first.
  */
-export async function readTextIfExists(url: string): Promise<string | null> {
+export async function readTextIfExists(url: string, expectFile = false): Promise<string | null> {
   const local = localPath(url);
-  if (local !== null) {
-    if (statSync(local, { throwIfNoEntry: false })?.isFile() !== true) return null;
-    try {
-      return readFileSync(local, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw e;
-    }
-  }
+  if (local !== null) return readLocalText(local, expectFile);
   try {
     return await filesystemFor(url).readText(url);
   } catch (e) {
@@ -95,8 +109,11 @@ export async function readTextIfExists(url: string): Promise<string | null> {
   }
 }
 
-/** One output's `.executor_status` (`null` when missing), with the local fast path of {@link readStatuses}. */
-export async function readStatusFast(outputPath: string): Promise<StepStatus | null> {
-  const text = await readTextIfExists(fileUnder(outputPath, STATUS_FILE));
+/**
+ * One output's `.executor_status` (`null` when missing), with the local fast path of {@link readStatuses};
+ * `expectFile` as {@link readTextIfExists}'s.
+ */
+export async function readStatusFast(outputPath: string, expectFile = false): Promise<StepStatus | null> {
+  const text = await readTextIfExists(fileUnder(outputPath, STATUS_FILE), expectFile);
   return text === null ? null : parseStatusText(text);
 }

@@ -11,7 +11,11 @@ const NO_RUNTIME_ARGS: Record<string, unknown> = Object.freeze({}) as Record<str
 
 /** A dep's reference at fingerprint time: `name@version`. */
 function depIdentity(dep: ArtifactStep): string {
-  return `${dep.name}@${dep.version}`;
+  return dep.id;
+}
+
+function isIterable(x: object): x is Iterable<string> {
+  return typeof (x as Partial<Iterable<string>>)[Symbol.iterator] === 'function';
 }
 
 interface StepContextInit {
@@ -64,12 +68,23 @@ export class StepContext {
     });
   }
 
-  /** The fingerprint context: placeholders for everything pulled, `name@version` for each dep's path. */
-  static forFingerprint(runtimeArgKeys: Iterable<string> = [], deps: readonly ArtifactStep[] = []): StepContext {
+  /**
+   * The fingerprint context: placeholders for everything pulled, `name@version` for each dep's path. The runtime
+   * args are their keys, or a step's `runtimeArgs` record (whose keys are taken).
+   */
+  static forFingerprint(runtimeArgKeys: Iterable<string> | Readonly<Record<string, unknown>> = [], deps: readonly ArtifactStep[] = []): StepContext {
     let runtimeArgs: Record<string, unknown> = NO_RUNTIME_ARGS;
-    for (const k of runtimeArgKeys) {
-      if (runtimeArgs === NO_RUNTIME_ARGS) runtimeArgs = {};
-      runtimeArgs[k] = `<${k}>`;
+    if (isIterable(runtimeArgKeys)) {
+      for (const k of runtimeArgKeys) {
+        if (runtimeArgs === NO_RUNTIME_ARGS) runtimeArgs = {};
+        runtimeArgs[k] = `<${k}>`;
+      }
+    } else {
+      for (const k in runtimeArgKeys) {
+        if (!Object.hasOwn(runtimeArgKeys, k)) continue;
+        if (runtimeArgs === NO_RUNTIME_ARGS) runtimeArgs = {};
+        runtimeArgs[k] = `<${k}>`;
+      }
     }
     return new StepContext({
       outputPath: FINGERPRINT_PLACEHOLDERS.outputPath,

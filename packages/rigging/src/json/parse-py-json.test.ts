@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FloatValue } from './float-value.js';
-import { parsePyJson } from './parse-py-json.js';
+import { parsePyJson, parsePyJsonGeneral } from './parse-py-json.js';
 import { pyJsonDumps } from './py-json-dumps.js';
 
 describe('parsePyJson()', () => {
@@ -62,4 +62,75 @@ describe('parsePyJson()', () => {
       expect(() => parsePyJson(text)).toThrow(expect.objectContaining({ code: 'RIGGING_INVALID_ARGUMENT' }));
     },
   );
+});
+
+/** A seeded generator of Python-style JSON texts (duplicate and integer-like keys, escapes, floats, big ints). */
+function randomTexts(seed: number, count: number): string[] {
+  let s = seed >>> 0;
+  const rnd = (n: number): number => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s % n;
+  };
+  const keys = ['a', 'b', 'lr', 'name', '0', '10', '007', '__proto__', 'k\\u00e9', '\\u0031', 'x y', 'é'];
+  const scalars = ['1', '-0', '0', '-0.0', '1.0', '0.005', '1e-05', '2E3', '1e+20', '-1.5e-07', '12345678901234567891', '100000000000000000000',
+    '123456789012345', 'NaN', 'Infinity', '-Infinity', 'true', 'false', 'null', '""', '"s"', '"\\"q\\" \\\\ \\/ \\n"', '"\\ud83d\\ude00 \\u00e9"', '"2026.11.25"', '"a: b"'];
+  const value = (depth: number, indent: string | null, level: number): string => {
+    const r = rnd(depth > 3 ? 2 : 6);
+    if (r < 3) return scalars[rnd(scalars.length)] as string;
+    const n = rnd(5);
+    const pad = (l: number): string => (indent === null ? '' : `\n${indent.repeat(l)}`);
+    const sep = indent === null ? ', ' : ',';
+    const items: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const v = value(depth + 1, indent, level + 1);
+      items.push(r < 5 ? `${pad(level + 1)}"${keys[rnd(keys.length)]}": ${v}` : `${pad(level + 1)}${v}`);
+    }
+    if (n === 0) return r < 5 ? '{}' : '[]';
+    return r < 5 ? `{${items.join(sep)}${pad(level)}}` : `[${items.join(sep)}${pad(level)}]`;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) out.push(value(0, rnd(2) === 0 ? null : '  ', 0));
+  return out;
+}
+
+/** Everything parsePyJson's result carries: values, FloatValue-ness, key order as JavaScript and as Python see it. */
+function shape(v: unknown): unknown {
+  if (FloatValue.is(v)) return { float: Object.is(v.value, -0) ? '-0' : String(v.value) };
+  if (typeof v === 'bigint') return { bigint: v.toString() };
+  if (typeof v === 'number') return Object.is(v, -0) ? { int: '-0' } : v;
+  if (Array.isArray(v)) return v.map(shape);
+  if (typeof v === 'object' && v !== null) {
+    const keys = Object.keys(v);
+    return { proto: Object.getPrototypeOf(v) === Object.prototype, keys, pyOrder: pyJsonDumps(Object.fromEntries(keys.map((k) => [k, 0]))) === pyJsonDumps(v, { strict: false, onWarning: () => undefined }) ? null : pyJsonDumps(v), entries: keys.map((k) => shape((v as Record<string, unknown>)[k])) };
+  }
+  return v;
+}
+
+describe('parsePyJson() native fast path', () => {
+  it('reads 2,000 seeded Python-style texts exactly as the general parser (values, floats, key order, dumps)', () => {
+    let compared = 0;
+    for (const text of randomTexts(7, 2000)) {
+      const general = parsePyJsonGeneral(text);
+      const fast = parsePyJson(text);
+      expect(shape(fast), text).toEqual(shape(general));
+      expect(pyJsonDumps(fast, { strict: false, onWarning: () => undefined }), text).toBe(pyJsonDumps(general, { strict: false, onWarning: () => undefined }));
+      compared++;
+    }
+    expect(compared).toBe(2000);
+  });
+
+  it('keeps a float under a duplicate key where Python puts it', () => {
+    // The dropped first value shifts the document order of the numbers: the general parser reads this one.
+    const v = parsePyJson('{"a": "x", "b": 2.0, "a": 2}') as Record<string, unknown>;
+    expect(v['a']).toBe(2);
+    expect(FloatValue.is(v['b'])).toBe(true);
+    expect(pyJsonDumps(v)).toBe('{"a": 2, "b": 2.0}');
+  });
+
+  it('stores a float under a __proto__ key as data', () => {
+    const v = parsePyJson('{"__proto__": 1.5, "b": [0.5]}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(Object.keys(v)).toEqual(['__proto__', 'b']);
+    expect(pyJsonDumps(v)).toBe('{"__proto__": 1.5, "b": [0.5]}');
+  });
 });

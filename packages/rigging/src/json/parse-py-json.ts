@@ -158,6 +158,136 @@ class Parser {
   }
 }
 
+/** Integer tokens longer than this may not fit a double exactly: the general parser keeps them exact. */
+const MAX_FAST_INT_DIGITS = 15;
+
+/**
+ * What a scan of `text` found that decides whether `JSON.parse` may read it: the number of values (every
+ * scalar, object and array, the root included) and, for each number token in document order, whether it is
+ * a float (written with `.`, `e` or `E`). `null` when `JSON.parse` would lose something the general parser
+ * keeps: `NaN`/`Infinity`, an integer too long for a double, an integer-like key (JavaScript reorders those),
+ * or a key written with escapes (which could spell one).
+ */
+function scanForNativeParse(text: string): { values: number; floats: boolean[] | null } | null {
+  let values = 0;
+  let floats: boolean[] | null = null;
+  let numbers = 0;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: a key when the next character after whitespace is ':'.
+      const start = i + 1;
+      let escaped = false;
+      i++;
+      for (;;) {
+        if (i >= n) return null; // unterminated: the general parser reports it
+        const d = text.charCodeAt(i);
+        if (d === 0x22) break;
+        if (d === 0x5c) {
+          escaped = true;
+          i += 2;
+        } else i++;
+      }
+      const end = i;
+      i++;
+      let j = i;
+      while (j < n) {
+        const w = text.charCodeAt(j);
+        if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break;
+        j++;
+      }
+      if (j < n && text.charCodeAt(j) === 0x3a) {
+        if (escaped) return null;
+        const first = text.charCodeAt(start);
+        if (end > start && first >= 0x30 && first <= 0x39 && isIndexLikeKey(text.slice(start, end))) return null;
+      } else values++;
+      continue;
+    }
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      values++;
+      let isFloat = false;
+      let digits = 0;
+      i++;
+      if (c !== 0x2d) digits++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 0x30 && d <= 0x39) digits++;
+        else if (d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) isFloat = true;
+        else if (d === 0x49) return null; // -Infinity
+        else break;
+        i++;
+      }
+      if (!isFloat && digits > MAX_FAST_INT_DIGITS) return null;
+      if (isFloat) (floats ??= new Array<boolean>(numbers).fill(false)).push(true);
+      else if (floats !== null) floats.push(false);
+      numbers++;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b || c === 0x74 || c === 0x66 || c === 0x6e) values++;
+    else if (c === 0x4e || c === 0x49) return null; // NaN, Infinity
+    i++;
+  }
+  return { values, floats };
+}
+
+/**
+ * Replaces the float tokens' numbers with `FloatValue`s, walking values in document order (which is
+ * JavaScript's enumeration order here: no integer-like keys). Returns the number of values visited, which is
+ * fewer than the scan counted when a duplicate key dropped one (and the walk's order no longer matched).
+ */
+function markFloats(root: object, floats: readonly boolean[]): number {
+  let k = 0;
+  let visited = 1;
+  const walk = (v: object): void => {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        visited++;
+        const x: unknown = v[i];
+        if (typeof x === 'number') {
+          if (floats[k++] === true) v[i] = new FloatValue(x);
+        } else if (typeof x === 'object' && x !== null) walk(x);
+      }
+      return;
+    }
+    const record = v as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      visited++;
+      const x = record[key];
+      if (typeof x === 'number') {
+        if (floats[k++] !== true) continue;
+        // defineProperty for a "__proto__" key, which JSON.parse stored as data (assignment would set the prototype).
+        if (key === '__proto__') Object.defineProperty(record, key, { value: new FloatValue(x), enumerable: true, writable: true, configurable: true });
+        else record[key] = new FloatValue(x);
+      } else if (typeof x === 'object' && x !== null) walk(x);
+    }
+  };
+  walk(root);
+  return k === floats.length ? visited : -1;
+}
+
+/**
+ * The native fast path of {@link parsePyJson}: `JSON.parse` when the scan shows it reads `text` exactly as the
+ * general parser would (duplicate keys keep their first position and last value in both), then floats marked;
+ * `undefined` to fall back (also for malformed text, which the general parser reports with its position).
+ */
+function parseNative(text: string): unknown {
+  const scan = scanForNativeParse(text);
+  if (scan === null) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined; // a bare scalar: the general parser reads it
+  if (scan.floats === null) return v;
+  // A duplicate key drops a value: the walk then sees fewer values than the scan and the float marks may be
+  // misplaced, so such a document is read again by the general parser.
+  return markFloats(v, scan.floats) === scan.values ? v : undefined;
+}
+
 /**
  * Parses JSON written by Python's `json.dumps`, keeping what `JSON.parse` loses.
  *
@@ -172,6 +302,13 @@ class Parser {
  * @throws {RiggingError} RIGGING_INVALID_ARGUMENT for malformed text; `details.position` is the offset.
  */
 export function parsePyJson(text: string): unknown {
+  const fast = parseNative(text);
+  if (fast !== undefined) return fast;
+  return parsePyJsonGeneral(text);
+}
+
+/** {@link parsePyJson} without the native fast path (exported for the test that compares the two). */
+export function parsePyJsonGeneral(text: string): unknown {
   const p = new Parser(text);
   const v = p.value();
   p.ws();

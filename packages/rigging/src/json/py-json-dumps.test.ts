@@ -100,6 +100,20 @@ describe('pyJsonDumps() containers', () => {
     expect(pyJsonDumps({ b: 1, a: 2 }, { indent: 2 })).toBe('{\n  "b": 1,\n  "a": 2\n}');
   });
 
+  it('writes values nested deeper than the fast writer goes, and a Map deep inside, like the rest', () => {
+    let deep: unknown = [1.5];
+    let expected = '[1.5]';
+    let expectedIndented = '[\n' + ' '.repeat(2 * 100) + '1.5\n' + ' '.repeat(2 * 99) + ']';
+    for (let d = 99; d > 0; d--) {
+      deep = { k: deep };
+      expected = `{"k": ${expected}}`;
+      expectedIndented = `{\n${' '.repeat(2 * d)}"k": ${expectedIndented.trimStart()}\n${' '.repeat(2 * (d - 1))}}`;
+    }
+    expect(pyJsonDumps(deep)).toBe(expected);
+    expect(pyJsonDumps(deep, { indent: 2 })).toBe(expectedIndented);
+    expect(pyJsonDumps({ b: [{ m: new Map<string, unknown>([['z', 1], ['a', float(2)]]) }], a: 'x' }, { sortKeys: true })).toBe('{"a": "x", "b": [{"m": {"a": 2.0, "z": 1}}]}');
+  });
+
   it('rejects a negative indent', () => {
     expect(() => pyJsonDumps(1, { indent: -1 })).toThrow(expect.objectContaining({ code: 'RIGGING_INVALID_ARGUMENT' }));
   });
@@ -168,5 +182,18 @@ describe('compareCodePoints()', () => {
   it('sortByCodePoint() agrees with it with and without surrogates', () => {
     expect(sortByCodePoint(['b', 'a', '\uffff', 'B'])).toEqual(['B', 'a', 'b', '\uffff']);
     expect(sortByCodePoint(['😀', '\uffff', 'a'])).toEqual(['a', '\uffff', '😀']);
+  });
+
+  it('sortByCodePoint() sorts few and many keys alike (seeded arrays of 0 to 30 keys)', () => {
+    const alphabet = ['a', 'b', 'B', '_', '1', 'é', '\uffff', '😀', 'ab', ''];
+    let s = 11;
+    const rnd = (n: number): number => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s % n;
+    };
+    for (let t = 0; t < 300; t++) {
+      const keys = Array.from({ length: rnd(31) }, () => `${alphabet[rnd(alphabet.length)]}${alphabet[rnd(alphabet.length)]}`);
+      expect(sortByCodePoint([...keys])).toEqual([...keys].sort(compareCodePoints));
+    }
   });
 });

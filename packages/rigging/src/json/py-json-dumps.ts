@@ -202,6 +202,81 @@ function write(w: Writer, v: unknown, depth: number): string {
   }
 }
 
+/** Past this depth the fast writer hands over to the general one (which also reports cycles). */
+const MAX_FAST_DEPTH = 64;
+
+/** `pads[d]` is `\n` and `d` indents, per indent width, up to the fast writer's depth. */
+const padCache = new Map<number, string[]>();
+
+function padsFor(indent: number): string[] {
+  let pads = padCache.get(indent);
+  if (pads === undefined) {
+    pads = [];
+    for (let d = 0; d <= MAX_FAST_DEPTH + 2; d++) pads.push(`\n${' '.repeat(indent * d)}`);
+    padCache.set(indent, pads);
+  }
+  return pads;
+}
+
+/**
+ * The text of a value made only of JSON's own values (strings, numbers, booleans, null/undefined, bigints,
+ * `FloatValue`s, `StoragePath`s, arrays and plain objects) — nearly every value written — in one pass without
+ * the general writer's key-path and cycle bookkeeping; `undefined` when anything else occurs (a `Map`, a `Set`,
+ * a class instance, a function, a symbol, a very deep or cyclic value), and the general writer writes it,
+ * warns or reports the error. Both write the same bytes.
+ */
+function writeFast(v: unknown, sortKeys: boolean, pads: string[] | null, depth: number): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return pyQuote(v);
+    case 'number':
+      return Number.isInteger(v) ? pyIntRepr(v) : pyFloatRepr(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+    case 'bigint':
+      return v.toString();
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (v === null) return 'null';
+  if (FloatValue.is(v)) return pyFloatRepr(v.value);
+  if (depth > MAX_FAST_DEPTH) return undefined;
+  let inner = '';
+  let outer = '';
+  if (pads !== null) {
+    inner = pads[depth + 1] as string;
+    outer = pads[depth] as string;
+  }
+  const itemSep = pads === null ? ', ' : ',';
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const item = writeFast(v[i], sortKeys, pads, depth + 1);
+      if (item === undefined) return undefined;
+      out += i === 0 ? `${inner}${item}` : `${itemSep}${inner}${item}`;
+    }
+    return `${out}${outer}]`;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v instanceof StoragePath ? pyQuote(v.toString()) : undefined;
+  const record = v as Record<string, unknown>;
+  const keys = sortKeys ? sortByCodePoint(Object.keys(record)) : orderedKeys(record);
+  if (keys.length === 0) return '{}';
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const item = writeFast(record[k], sortKeys, pads, depth + 1);
+    if (item === undefined) return undefined;
+    out += `${i === 0 ? '' : itemSep}${inner}${pyQuote(k)}: ${item}`;
+  }
+  return `${out}${outer}}`;
+}
+
 function stderrWarning(message: string): void {
   process.stderr.write(`${message}\n`);
 }
@@ -226,8 +301,11 @@ export function pyJsonDumps(value: unknown, options: PyJsonDumpsOptions = {}): s
       details: { indent },
     });
   }
+  const sortKeys = options.sortKeys ?? false;
+  const fast = writeFast(value, sortKeys, indent === null ? null : padsFor(indent), 0);
+  if (fast !== undefined) return fast;
   const w: Writer = {
-    sortKeys: options.sortKeys ?? false,
+    sortKeys,
     indent: indent === null ? null : ' '.repeat(indent),
     strict: options.strict ?? true,
     reject: options.reject,

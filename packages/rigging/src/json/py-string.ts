@@ -49,12 +49,28 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 const SURROGATE_RE = /[\ud800-\udfff]/;
+/** Up to this many keys are sorted by insertion. */
+const SMALL_SORT = 12;
 
 /**
- * Sorts `keys` in place by code point. Without surrogates UTF-16 order already is code-point order,
- * so the engine's native comparison is used; otherwise {@link compareCodePoints}.
+ * Sorts `keys` in place by code point. A few keys are sorted by insertion with {@link compareCodePoints};
+ * more, without surrogates (UTF-16 order then already is code-point order), with the engine's native
+ * comparison; otherwise with {@link compareCodePoints}.
  */
 export function sortByCodePoint(keys: string[]): string[] {
+  if (keys.length <= SMALL_SORT) {
+    // The few keys of a typical object: an insertion sort by code point beats the engine's sort set-up.
+    for (let i = 1; i < keys.length; i++) {
+      const k = keys[i] as string;
+      let j = i - 1;
+      while (j >= 0 && compareCodePoints(keys[j] as string, k) > 0) {
+        keys[j + 1] = keys[j] as string;
+        j--;
+      }
+      keys[j + 1] = k;
+    }
+    return keys;
+  }
   for (const k of keys) if (SURROGATE_RE.test(k)) return keys.sort(compareCodePoints);
   return keys.sort();
 }
