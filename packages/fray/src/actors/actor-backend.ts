@@ -3,6 +3,7 @@ import { ActorGroup } from './actor-group.js';
 import type { JsonValue } from '../request/entrypoint.js';
 import type { ResourceConfig } from '../resources/resource-config.js';
 import type { ActorHandle } from './actor-handle.js';
+import { randomHex8 } from '../request/job-name.js';
 
 /** What an actor runs: an exported class (built with `new`) or factory function (called) of a module. */
 export interface ActorEntry {
@@ -70,4 +71,35 @@ export async function startActorGroup(count: number, startOne: (index: number) =
     throw failed.reason;
   }
   return new ActorGroup(started.map((r) => (r as PromiseFulfilledResult<ActorHandle>).value));
+}
+
+/** What a backend supplies to {@link actorBackendOf}: how to start one named actor, and how to stop everything. */
+export interface ActorBackendParts {
+  readonly backend: ActorBackend['backend'];
+  /** Job names are lower case on cluster backends; local process names keep the export's case. */
+  readonly lowerCaseNames: boolean;
+  startOne(entry: ActorEntry, name: string, options: CreateActorOptions): Promise<ActorHandle>;
+  close(): Promise<void>;
+}
+
+/** The part every backend shares: option checks, default names (`<export>-<8 hex>`, members `-<index>`) and groups. */
+export function actorBackendOf(parts: ActorBackendParts): ActorBackend {
+  const baseName = (entry: ActorEntry, options: CreateActorOptions): string =>
+    options.name ?? `${parts.lowerCaseNames ? entry.exportName.toLowerCase() : entry.exportName}-${randomHex8()}`;
+  return {
+    backend: parts.backend,
+    async createActor(entry, options = {}) {
+      checkActorOptions(entry, options);
+      return parts.startOne(entry, baseName(entry, options), options);
+    },
+    async createActorGroup(entry, count, options = {}) {
+      checkActorOptions(entry, options, count);
+      const base = baseName(entry, options);
+      return startActorGroup(count, (i) => parts.startOne(entry, `${base}-${i}`, options));
+    },
+    close: () => parts.close(),
+    async [Symbol.asyncDispose]() {
+      await parts.close();
+    },
+  };
 }

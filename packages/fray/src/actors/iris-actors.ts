@@ -6,10 +6,10 @@ import type { FrayLogger } from '../client/logger.js';
 import { FrayError } from '../errors.js';
 import { Entrypoint } from '../request/entrypoint.js';
 import type { JsonValue } from '../request/entrypoint.js';
-import { randomHex8, sanitizeJobName } from '../request/job-name.js';
+import { sanitizeJobName } from '../request/job-name.js';
 import { createIrisBackend } from '../backends/iris/iris-backend.js';
 import type { IrisBackend } from '../backends/iris/iris-backend.js';
-import { checkActorOptions, startActorGroup } from './actor-backend.js';
+import { actorBackendOf } from './actor-backend.js';
 import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
@@ -203,19 +203,10 @@ export function createIrisActorBackend(options: IrisActorBackendOptions = {}): A
     });
     return new ActorHandle(actor);
   };
-  const baseName = (entry: ActorEntry, opts: CreateActorOptions): string => opts.name ?? `${entry.exportName.toLowerCase()}-${randomHex8()}`;
-
-  return {
+  return actorBackendOf({
     backend: 'iris',
-    async createActor(entry, opts = {}) {
-      checkActorOptions(entry, opts);
-      return startOne(entry, baseName(entry, opts), opts);
-    },
-    async createActorGroup(entry, count, opts = {}) {
-      checkActorOptions(entry, opts, count);
-      const base = baseName(entry, opts);
-      return startActorGroup(count, (i) => startOne(entry, `${base}-${i}`, opts));
-    },
+    lowerCaseNames: true,
+    startOne,
     async close() {
       closed = true;
       await Promise.all([...actors].map((a) => a.stop()));
@@ -223,8 +214,5 @@ export function createIrisActorBackend(options: IrisActorBackendOptions = {}): A
       if (ownsEndpointClient && endpointClient !== undefined) (await endpointClient).close();
       await fray.close();
     },
-    async [Symbol.asyncDispose]() {
-      await this.close();
-    },
-  };
+  });
 }

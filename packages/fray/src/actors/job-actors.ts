@@ -4,8 +4,8 @@ import { isFinished } from '../client/job-status.js';
 import { FrayError } from '../errors.js';
 import { Entrypoint } from '../request/entrypoint.js';
 import type { JsonValue } from '../request/entrypoint.js';
-import { randomHex8, sanitizeJobName } from '../request/job-name.js';
-import { checkActorOptions, startActorGroup } from './actor-backend.js';
+import { sanitizeJobName } from '../request/job-name.js';
+import { actorBackendOf } from './actor-backend.js';
 import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
@@ -191,27 +191,15 @@ export function createJobActorBackend(options: JobActorBackendOptions): ActorBac
     });
     return new ActorHandle(actor);
   };
-  const baseName = (entry: ActorEntry, opts: CreateActorOptions): string => opts.name ?? `${entry.exportName.toLowerCase()}-${randomHex8()}`;
-
-  return {
+  return actorBackendOf({
     backend: 'job',
-    async createActor(entry, opts = {}) {
-      checkActorOptions(entry, opts);
-      return startOne(entry, baseName(entry, opts), opts);
-    },
-    async createActorGroup(entry, count, opts = {}) {
-      checkActorOptions(entry, opts, count);
-      const base = baseName(entry, opts);
-      return startActorGroup(count, (i) => startOne(entry, `${base}-${i}`, opts));
-    },
+    lowerCaseNames: true,
+    startOne,
     async close() {
       closed = true;
       await Promise.all([...actors].map((a) => a.stop()));
       actors.clear();
       if (options.ownsClient === true) await client.close();
     },
-    async [Symbol.asyncDispose]() {
-      await this.close();
-    },
-  };
+  });
 }

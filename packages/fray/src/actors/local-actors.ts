@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { stderrLogger } from '../client/logger.js';
 import type { FrayLogger } from '../client/logger.js';
 import { FrayError } from '../errors.js';
-import { randomHex8 } from '../request/job-name.js';
 import { MODULE_RUNNER_FILE, moduleRunnerNodeFlags, moduleRunnerSource } from '../runner/module-runner.js';
 import { findWorkspaceRoot } from '../runner/workspace-root.js';
 import { spawnProcessGroup } from '../backends/local/process-group.js';
 import type { ProcessGroupRun } from '../backends/local/process-group.js';
-import { checkActorOptions, startActorGroup } from './actor-backend.js';
+import { actorBackendOf } from './actor-backend.js';
 import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
@@ -230,27 +229,15 @@ export function createLocalActorBackend(options: LocalActorBackendOptions = {}):
     return new ActorHandle(actor);
   };
 
-  const baseName = (entry: ActorEntry, opts: CreateActorOptions): string => opts.name ?? `${entry.exportName}-${randomHex8()}`;
-
-  return {
+  return actorBackendOf({
     backend: 'local',
-    async createActor(entry, opts = {}) {
-      checkActorOptions(entry, opts);
-      return startOne(entry, baseName(entry, opts), opts);
-    },
-    async createActorGroup(entry, count, opts = {}) {
-      checkActorOptions(entry, opts, count);
-      const base = baseName(entry, opts);
-      return startActorGroup(count, (i) => startOne(entry, `${base}-${i}`, opts));
-    },
+    lowerCaseNames: false,
+    startOne,
     async close() {
       closed = true;
       await Promise.all([...actors].map((a) => a.stop()));
       actors.clear();
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
-    async [Symbol.asyncDispose]() {
-      await this.close();
-    },
-  };
+  });
 }
