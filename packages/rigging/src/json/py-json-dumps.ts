@@ -167,7 +167,8 @@ function writeObject(w: Writer, x: object, depth: number): string {
   return writeEntries(w, Object.keys(record), (k) => record[k], depth);
 }
 
-function write(w: Writer, v: unknown, depth: number): string {
+/** The text of a string, number, boolean, `undefined` or bigint; `undefined` for anything else. */
+function writeScalar(v: unknown): string | undefined {
   switch (typeof v) {
     case 'string':
       return pyQuote(v);
@@ -179,6 +180,15 @@ function write(w: Writer, v: unknown, depth: number): string {
       return 'null';
     case 'bigint':
       return v.toString();
+    default:
+      return undefined;
+  }
+}
+
+function write(w: Writer, v: unknown, depth: number): string {
+  const scalar = writeScalar(v);
+  if (scalar !== undefined) return scalar;
+  switch (typeof v) {
     case 'function':
       if (w.strict) fail(w, 'a function');
       return lenient(w, 'function', `<function ${v.name === '' ? '<anonymous>' : v.name}>`);
@@ -226,22 +236,9 @@ function padsFor(indent: number): string[] {
  * warns or reports the error. Both write the same bytes.
  */
 function writeFast(v: unknown, sortKeys: boolean, pads: string[] | null, depth: number): string | undefined {
-  switch (typeof v) {
-    case 'string':
-      return pyQuote(v);
-    case 'number':
-      return Number.isInteger(v) ? pyIntRepr(v) : pyFloatRepr(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'undefined':
-      return 'null';
-    case 'bigint':
-      return v.toString();
-    case 'object':
-      break;
-    default:
-      return undefined;
-  }
+  const scalar = writeScalar(v);
+  if (scalar !== undefined) return scalar;
+  if (typeof v !== 'object') return undefined;
   if (v === null) return 'null';
   if (FloatValue.is(v)) return pyFloatRepr(v.value);
   if (depth > MAX_FAST_DEPTH) return undefined;
