@@ -99,6 +99,10 @@ export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHea
     PATH: `${bin}:${process.env['PATH'] ?? ''}`,
     VIRTUAL_ENV: envDir,
     RAY_USAGE_STATS_ENABLED: '0',
+    // Ray 2.60 turns token authentication on when it finds a token (`~/.ray/auth_token`, left by any earlier
+    // `ray.init()` on the machine), and the Jobs API then refuses our unauthenticated readiness probe: a test head
+    // must not depend on the home directory.
+    RAY_AUTH_MODE: 'disabled',
     FRAY_TEST_RAY_HEAD: tempDir,
   };
   delete env['RAY_ADDRESS'];
