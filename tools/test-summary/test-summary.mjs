@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Sums every Vitest JSON report (test-results*.json) under packages/, experiments/ and tools/ into the one
 // closing line CI reads: "N passed, N failed[, N skipped]". A report that cannot be parsed counts as
-// one failure, so a crashed runner never reads as green.
+// one failure, and the tests of a file whose set-up failed count as failed (`summarize.mjs`), so a crashed
+// runner or a broken suite never reads as green.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { countReport } from './summarize.mjs';
 
 const root = process.argv[2] ?? process.cwd();
 const roots = ['packages', 'experiments', 'tools'].map((d) => join(root, d));
@@ -29,11 +31,11 @@ let skipped = 0;
 for (const dir of roots) {
   for (const file of reports(dir)) {
     try {
-      const r = JSON.parse(readFileSync(file, 'utf8'));
-      passed += r.numPassedTests ?? 0;
-      failed += (r.numFailedTests ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
-      skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-      console.log(`${file.slice(root.length + 1)}: ${r.numPassedTests ?? 0} passed, ${r.numFailedTests ?? 0} failed`);
+      const counts = countReport(JSON.parse(readFileSync(file, 'utf8')));
+      passed += counts.passed;
+      failed += counts.failed;
+      skipped += counts.skipped;
+      console.log(`${file.slice(root.length + 1)}: ${counts.passed} passed, ${counts.failed} failed`);
     } catch (e) {
       failed += 1;
       console.log(`${file}: unreadable report (${e instanceof Error ? e.message : e})`);
