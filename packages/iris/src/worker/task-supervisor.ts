@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { MAX_LOG_LINE_BYTES } from './log-line.js';
 import { processStartTime } from './resource-usage.js';
 
 /** The supervisor script, found through the package's own exports so it resolves from src/ and dist/ alike. */
@@ -236,6 +237,12 @@ export class OutputSegments {
       segment.onLine(segment.text.slice(0, newline).replace(/\r$/, ''));
       segment.text = segment.text.slice(newline + 1);
       newline = segment.text.indexOf('\n');
+    }
+    // A task that writes without newlines must not grow the worker's memory: an unfinished line past the
+    // longest stored log line is passed on as a piece (the log splits long lines into such pieces anyway).
+    if (segment.text.length > MAX_LOG_LINE_BYTES) {
+      segment.onLine(segment.text);
+      segment.text = '';
     }
   }
 
