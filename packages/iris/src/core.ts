@@ -5,8 +5,8 @@
  * neither gRPC nor a native addon, so packages that describe Iris jobs but only sometimes submit them
  * (`@marin/fray`) import this and load `@marin/iris` itself when they first talk to a controller.
  *
- * The body lives in `core/` (the lowest layer of `src/`); the constraint types, matching and device
- * constraints are the scheduler kernel's own (`scheduler/`, also plain data, no gRPC).
+ * The body lives in `core/` (the lowest layer of `src/`), constraint types, matching and device
+ * constraints included; this barrel re-exports nothing from the layers above it.
  */
 export { IrisError, IRIS_ERROR_CODE_METADATA_KEY, IRIS_ERROR_GRPC_STATUS } from './errors.js';
 export type { IrisErrorCode } from './errors.js';
@@ -20,11 +20,11 @@ export {
   canonicalGpuVariant,
   deriveDeviceConstraints,
   mergeConstraints,
-} from './scheduler/device-constraints.js';
-export type { ConstraintSources } from './scheduler/device-constraints.js';
-export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
+} from './core/device-constraints.js';
+export type { ConstraintSources } from './core/device-constraints.js';
+export { constraintMatches, formatConstraint } from './core/constraint-match.js';
 export type { Coscheduling, DeviceSpec } from './core/device-spec.js';
-export type { Constraint } from './scheduler/types.js';
+export type { Constraint } from './core/constraints.js';
 export { coresToMillicores, formatBytes, parseSize } from './core/sizes.js';
 export { irisContext } from './core/iris-context.js';
 export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from './core/python-env-failure.js';

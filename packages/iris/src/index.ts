@@ -20,9 +20,9 @@ export { findTpuTopology, getTpuTopology, listTpuVariants, normalizeTpuVariant, 
 export type { TpuFamily, TpuTopology } from './core/tpu-topology.js';
 export { MAX_REPLICAS_PER_JOB, adjustTpuReplicas, planReplicas, resolveCoscheduling } from './core/tpu-replicas.js';
 export type { ReplicaPlan } from './core/tpu-replicas.js';
-export { CANONICAL_CONSTRAINT_KEYS, KNOWN_GPU_VARIANTS, canonicalGpuVariant, deriveDeviceConstraints, mergeConstraints } from './scheduler/device-constraints.js';
-export type { ConstraintSources } from './scheduler/device-constraints.js';
-export { constraintMatches, formatConstraint } from './scheduler/constraint-match.js';
+export { CANONICAL_CONSTRAINT_KEYS, KNOWN_GPU_VARIANTS, canonicalGpuVariant, deriveDeviceConstraints, mergeConstraints } from './core/device-constraints.js';
+export type { ConstraintSources } from './core/device-constraints.js';
+export { constraintMatches, formatConstraint } from './core/constraint-match.js';
 export { coresToMillicores, formatBytes, parseSize } from './core/sizes.js';
 export { irisContext } from './core/iris-context.js';
 export { PYTHON_ENV_BUILD_FAILED_EXIT_CODE, parsePythonEnvBuildFailure, pythonEnvBuildFailureMessage } from './core/python-env-failure.js';
@@ -72,14 +72,10 @@ export type { SpendingTask, UserBudgetLimits } from './scheduler/priority-band.j
 export { claimReservations } from './scheduler/reservation-claims.js';
 export type { ReservationClaim, ReservationEntryRequest } from './scheduler/reservation-claims.js';
 export { RESERVATION_ATTRIBUTE } from './scheduler/job-candidates.js';
+export type { AttributeValue, Constraint, ConstraintMode, ConstraintOp, WorkerAttributes } from './core/constraints.js';
+export type { Coscheduling, DeviceSpec } from './core/device-spec.js';
 export type {
   Assignment,
-  AttributeValue,
-  Constraint,
-  ConstraintMode,
-  ConstraintOp,
-  Coscheduling,
-  DeviceSpec,
   GangPlacement,
   PendingJobDiagnostic,
   Preemption,
@@ -92,7 +88,6 @@ export type {
   SchedulerWorker,
   SchedulingInput,
   SchedulingResult,
-  WorkerAttributes,
 } from './scheduler/types.js';
 export { startWorker, WORKER_VERSION } from './worker/worker-daemon.js';
 export type { WorkerHandle } from './worker/worker-daemon.js';

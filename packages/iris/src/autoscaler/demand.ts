@@ -1,4 +1,4 @@
-import { equalityKey, isRequired } from '../scheduler/constraint-match.js';
+import { equalityKey, isRequired } from '../core/constraint-match.js';
 import type { PriorityBand } from '../scheduler/priority-band.js';
 import { scheduleTick, sortByTaskIndex } from '../scheduler/schedule-tick.js';
 import type { Constraint, ResourceAmounts, SchedulerTask, SchedulingInput } from '../scheduler/types.js';

@@ -1,6 +1,6 @@
 import type { ScaleGroupConfig } from './cluster-config.js';
 import type { DemandEntry } from './demand.js';
-import { constraintMatches } from '../scheduler/constraint-match.js';
+import { constraintMatches } from '../core/constraint-match.js';
 import { getTpuTopology } from '../core/tpu-topology.js';
 import { PRIORITY_BANDS } from '../scheduler/priority-band.js';
 import type { Constraint, ResourceAmounts, WorkerAttributes } from '../scheduler/types.js';

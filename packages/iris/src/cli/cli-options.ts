@@ -1,5 +1,5 @@
 import { IrisError } from '../errors.js';
-import { canonicalGpuVariant } from '../scheduler/device-constraints.js';
+import { canonicalGpuVariant } from '../core/device-constraints.js';
 
 /**
  * `--env` values: `KEY=VALUE` split at the first `=`; a bare `KEY` copies the caller's value.

@@ -3,7 +3,7 @@ import { IrisError } from '../errors.js';
 import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ConstraintMode, ConstraintOp } from '../gen/iris/v1/types.js';
 import type { Constraint } from '../gen/iris/v1/types.js';
-import { canonicalGpuVariant } from '../scheduler/device-constraints.js';
+import { canonicalGpuVariant } from '../core/device-constraints.js';
 import { getTpuTopology } from '../core/tpu-topology.js';
 import { parseJobName } from '../core/job-names.js';
 

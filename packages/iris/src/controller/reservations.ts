@@ -1,6 +1,6 @@
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { JobState, TaskState } from '../gen/iris/v1/types.js';
-import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
+import { deriveDeviceConstraints, mergeConstraints } from '../core/device-constraints.js';
 import { claimReservations } from '../scheduler/reservation-claims.js';
 import type { ReservationEntryRequest } from '../scheduler/reservation-claims.js';
 import type { SchedulerWorker } from '../scheduler/types.js';

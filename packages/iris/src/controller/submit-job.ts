@@ -4,7 +4,7 @@ import { ExistingJobPolicy, JobState, StopReason, TaskState } from '../gen/iris/
 import { getTpuTopology } from '../core/tpu-topology.js';
 import { planReplicas } from '../core/tpu-replicas.js';
 import { parseJobName, taskIdOf } from '../core/job-names.js';
-import { deriveDeviceConstraints, mergeConstraints } from '../scheduler/device-constraints.js';
+import { deriveDeviceConstraints, mergeConstraints } from '../core/device-constraints.js';
 import { constraintFromProto, constraintToProto } from '../wire/constraint-proto.js';
 import { validateLaunchRequest } from './launch-request.js';
 import { deviceSpecOf } from './request-resources.js';

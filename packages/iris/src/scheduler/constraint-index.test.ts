@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { worker } from '../../test/helpers/scheduler-fixtures.js';
 import { ConstraintIndex } from './constraint-index.js';
-import { constraintMatches } from './constraint-match.js';
+import { constraintMatches } from '../core/constraint-match.js';
 import type { Constraint, SchedulerWorker } from './types.js';
 
 const workers: SchedulerWorker[] = [

@@ -1,4 +1,4 @@
-import { compareNumeric, equalityKey } from './constraint-match.js';
+import { compareNumeric, equalityKey } from '../core/constraint-match.js';
 import type { Constraint, SchedulerWorker } from './types.js';
 
 /** A set of workers as one byte per worker (1 = member), indexed like the worker list. */

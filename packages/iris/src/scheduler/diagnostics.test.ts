@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GIB, jobWithTasks, tick, tpuSlice, worker } from '../../test/helpers/scheduler-fixtures.js';
 import { formatFitFailure } from './capacity.js';
-import { deriveDeviceConstraints } from './device-constraints.js';
+import { deriveDeviceConstraints } from '../core/device-constraints.js';
 import { SCHEDULABLE_REASON } from './diagnostics.js';
 
 describe('pending reasons', () => {

@@ -1,6 +1,6 @@
 import { type FitFailure, type TickCapacity, closestFailure, formatFitFailure } from './capacity.js';
 import type { ConstraintIndex } from './constraint-index.js';
-import { formatConstraint } from './constraint-match.js';
+import { formatConstraint } from '../core/constraint-match.js';
 import type { GangShape } from './gang-placement.js';
 import { fittingMembers } from './gang-placement.js';
 import type { CandidateGroup } from './gang-groups.js';

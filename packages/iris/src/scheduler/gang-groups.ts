@@ -1,4 +1,4 @@
-import { numericValue } from './constraint-match.js';
+import { numericValue } from '../core/constraint-match.js';
 import type { JobCandidates } from './job-candidates.js';
 import type { SchedulerWorker } from './types.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimCluster, jobWithTasks, placement, tick, tpuSlice, worker } from '../../test/helpers/scheduler-fixtures.js';
 import { planReplicas } from '../core/tpu-replicas.js';
-import { deriveDeviceConstraints } from './device-constraints.js';
+import { deriveDeviceConstraints } from '../core/device-constraints.js';
 import type { Constraint } from './types.js';
 
 /** A v5litepod-16 job as submission would shape it: 4 tasks × 4 chips, gangs of 4 by tpu-name. */

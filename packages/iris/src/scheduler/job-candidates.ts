@@ -1,5 +1,5 @@
 import type { ConstraintIndex, WorkerMask } from './constraint-index.js';
-import { isRequired } from './constraint-match.js';
+import { isRequired } from '../core/constraint-match.js';
 import { TAINT_PREFIX, implicitTaintConstraints } from './taints.js';
 import type { Constraint } from './types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jobWithTasks, tick, worker } from '../../test/helpers/scheduler-fixtures.js';
-import { constraintMatches, isRequired } from './constraint-match.js';
+import { constraintMatches, isRequired } from '../core/constraint-match.js';
 import type { Constraint, SchedulerWorker } from './types.js';
 
 /** A small deterministic generator, so a failing round can be replayed. */

@@ -4,36 +4,11 @@
  * touches a socket, a clock or the DB.
  */
 
+import type { AttributeValue, Constraint, ConstraintMode, ConstraintOp, WorkerAttributes } from '../core/constraints.js';
 import type { Coscheduling, DeviceSpec } from '../core/device-spec.js';
 import type { PriorityBand } from './priority-band.js';
 
-export type { Coscheduling, DeviceSpec };
-
-/** A typed worker attribute value; strings that parse as numbers compare numerically. */
-export type AttributeValue = string | number;
-
-/** Worker attributes by key (`device-type`, `tpu-name`, `region`, `taint:<x>`, …). */
-export type WorkerAttributes = Readonly<Record<string, AttributeValue>>;
-
-/** Constraint operators. */
-export type ConstraintOp = 'EQ' | 'NE' | 'EXISTS' | 'NOT_EXISTS' | 'GT' | 'GE' | 'LT' | 'LE' | 'IN';
-
-/** `REQUIRED` constraints filter workers; `PREFERRED` ones only rank them. */
-export type ConstraintMode = 'REQUIRED' | 'PREFERRED';
-
-/** One placement constraint on a worker attribute. */
-export interface Constraint {
-  /** Attribute key, e.g. `device-variant`. */
-  readonly key: string;
-  /** Comparison operator. */
-  readonly op: ConstraintOp;
-  /** Operand of `EQ NE GT GE LT LE`. */
-  readonly value?: AttributeValue;
-  /** Operands of `IN`. */
-  readonly values?: readonly AttributeValue[];
-  /** @default 'REQUIRED' */
-  readonly mode?: ConstraintMode;
-}
+export type { AttributeValue, Constraint, ConstraintMode, ConstraintOp, Coscheduling, DeviceSpec, WorkerAttributes };
 
 /** Quantities the scheduler enforces. Zero requirements are never checked. */
 export interface ResourceAmounts {

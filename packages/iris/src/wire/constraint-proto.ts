@@ -1,6 +1,6 @@
 import { ConstraintMode, ConstraintOp } from '../gen/iris/v1/types.js';
 import type { Constraint as ProtoConstraint, AttributeValue as ProtoValue } from '../gen/iris/v1/types.js';
-import type { AttributeValue, Constraint } from '../scheduler/types.js';
+import type { AttributeValue, Constraint } from '../core/constraints.js';
 
 function valueOf(v: ProtoValue | undefined): AttributeValue | undefined {
   return v?.v?.value;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { canonicalGpuVariant } from '../scheduler/device-constraints.js';
+import { canonicalGpuVariant } from '../core/device-constraints.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobWithTasks, placement, tick, worker } from '../../test/helpers/scheduler-fixtures.js';
 import { constraintMatches, formatConstraint, numericValue } from './constraint-match.js';
-import type { Constraint, WorkerAttributes } from './types.js';
+import type { Constraint, WorkerAttributes } from './constraints.js';
 
 const attrs: WorkerAttributes = { region: 'us-east1', 'tpu-worker-id': 0, priority: 5, ratio: 0.75, count: '3', zone: 'a' };
 

@@ -1,4 +1,4 @@
-import type { AttributeValue, Constraint, WorkerAttributes } from './types.js';
+import type { AttributeValue, Constraint, WorkerAttributes } from './constraints.js';
 
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 

@@ -1,6 +1,7 @@
-import { getTpuTopology } from '../core/tpu-topology.js';
 import { equalityKey } from './constraint-match.js';
-import type { Constraint, DeviceSpec } from './types.js';
+import type { Constraint } from './constraints.js';
+import type { DeviceSpec } from './device-spec.js';
+import { getTpuTopology } from './tpu-topology.js';
 
 /** GPU variants known to the scheduler, upper-case as users write them. */
 export const KNOWN_GPU_VARIANTS: readonly string[] = Object.freeze([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimCluster, jobWithTasks, placement, tick, tpuSlice, worker } from '../../test/helpers/scheduler-fixtures.js';
 import { canonicalGpuVariant, deriveDeviceConstraints, mergeConstraints } from './device-constraints.js';
-import type { Constraint } from './types.js';
+import type { Constraint } from './constraints.js';
 
 describe('deriveDeviceConstraints()', () => {
   it('adds device-type and the canonical variant for accelerators, nothing for CPU', () => {
