@@ -8,6 +8,10 @@ const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  */
 export function numericValue(value: AttributeValue): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  // Most attribute values are names (`tpu`, `us-east1`): one that starts with a letter is no
+  // number, and needs neither the trim nor the pattern.
+  const first = value.charCodeAt(0) | 0x20;
+  if (first >= 0x61 && first <= 0x7a) return undefined;
   const trimmed = value.trim();
   return NUMERIC.test(trimmed) ? Number(trimmed) : undefined;
 }

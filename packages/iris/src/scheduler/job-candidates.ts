@@ -1,15 +1,16 @@
 import type { ConstraintIndex, WorkerMask } from './constraint-index.js';
 import { isRequired } from '../core/constraint-match.js';
 import { TAINT_PREFIX, implicitTaintConstraints } from './taints.js';
-import type { Constraint } from './types.js';
+import type { AttributeValue, Constraint } from './types.js';
 
 /** Attribute a claimed worker carries: the id of the job whose reservation holds it. */
 export const RESERVATION_ATTRIBUTE = 'reservation-job';
 
-/** The workers a job may use this tick, computed once per distinct constraint list. */
+/**
+ * The workers a job may use this tick, computed once per distinct constraint list (and reservation
+ * scope). One object per distinct list and scope: callers key per-tick memos by its identity.
+ */
 export interface JobCandidates {
-  /** Memo key: the job's constraints as JSON. */
-  readonly signature: string;
   /** REQUIRED constraints, followed by the implicit taint exclusions. */
   readonly required: readonly Constraint[];
   /** Healthy workers meeting every REQUIRED and implicit constraint. */
@@ -29,13 +30,40 @@ export interface JobCandidates {
   readonly taintExcluded: WorkerMask;
 }
 
-/** Computes candidate sets per constraint signature and memoises them for the tick. */
+/**
+ * One node of the lookup trie: the path from the root spells a constraint list (key, op, operands
+ * and mode of each constraint, the operand count of `IN`) and then the reservation scope.
+ */
+interface TrieNode {
+  readonly next: Map<AttributeValue | null, TrieNode>;
+  leaf: JobCandidates | undefined;
+}
+
+/** Trie step for a missing operand, a missing reservation scope, and each mode. */
+const NONE = null;
+const REQUIRED_STEP = 0;
+const PREFERRED_STEP = 1;
+
+function trieNode(): TrieNode {
+  return { next: new Map(), leaf: undefined };
+}
+
+function step(node: TrieNode, value: AttributeValue | null): TrieNode {
+  let next = node.next.get(value);
+  if (next === undefined) node.next.set(value, (next = trieNode()));
+  return next;
+}
+
+/**
+ * Computes candidate sets per distinct constraint list and memoises them for the tick. Lists are
+ * looked up field by field in a trie of maps rather than by a JSON key: every job brings its own
+ * array, and serialising each one was a large part of a tick. Lists equal field by field (a
+ * missing mode counting as REQUIRED) share one entry.
+ */
 export class CandidateCache {
   readonly #index: ConstraintIndex;
   readonly #taintKeys: readonly string[];
-  readonly #memo = new Map<string, JobCandidates>();
-  /** JSON of each constraints array seen this tick; jobs often share one array. */
-  readonly #json = new Map<readonly Constraint[], string>();
+  readonly #root = trieNode();
   readonly #hasReservations: boolean;
 
   constructor(index: ConstraintIndex) {
@@ -49,17 +77,23 @@ export class CandidateCache {
    * than `reservationScope` are excluded; those claimed by it rank first.
    */
   get(constraints: readonly Constraint[], reservationScope?: string): JobCandidates {
-    let base = constraints.length === 0 ? '[]' : this.#json.get(constraints);
-    if (base === undefined) this.#json.set(constraints, (base = JSON.stringify(constraints)));
-    const signature = reservationScope === undefined ? base : `${base}@${reservationScope}`;
-    const cached = this.#memo.get(signature);
-    if (cached !== undefined) return cached;
-    const computed = this.#compute(signature, constraints, reservationScope);
-    this.#memo.set(signature, computed);
-    return computed;
+    let node = this.#root;
+    for (const c of constraints) {
+      node = step(step(node, c.key), c.op);
+      node = step(node, c.value ?? NONE);
+      if (c.values !== undefined) {
+        node = step(node, c.values.length);
+        for (const v of c.values) node = step(node, v);
+      } else {
+        node = step(node, NONE);
+      }
+      node = step(node, c.mode === 'PREFERRED' ? PREFERRED_STEP : REQUIRED_STEP);
+    }
+    node = step(node, reservationScope ?? NONE);
+    return (node.leaf ??= this.#compute(constraints, reservationScope));
   }
 
-  #compute(signature: string, constraints: readonly Constraint[], reservationScope: string | undefined): JobCandidates {
+  #compute(constraints: readonly Constraint[], reservationScope: string | undefined): JobCandidates {
     const index = this.#index;
     const implicit = implicitTaintConstraints(constraints, this.#taintKeys);
     const required = [...constraints.filter(isRequired), ...implicit];
@@ -95,7 +129,6 @@ export class CandidateCache {
       for (let i = 0; i < index.size; i++) if (index.healthy[i] === 1 && m[i] !== 1) taintExcluded[i] = 1;
     }
     return {
-      signature,
       required,
       mask,
       order: Int32Array.from(members),

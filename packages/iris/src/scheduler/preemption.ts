@@ -2,6 +2,7 @@ import type { TickCapacity } from './capacity.js';
 import type { CandidateGroup } from './gang-groups.js';
 import type { GangShape } from './gang-placement.js';
 import type { JobCandidates } from './job-candidates.js';
+import { ShapeMemo } from './shape-memo.js';
 import { bandRank, mayPreempt, resourceValue } from './priority-band.js';
 import type { PriorityBand } from './priority-band.js';
 import type { Preemption, ResourceAmounts, RunningTask, SchedulerJob, SchedulerTask, SchedulerWorker } from './types.js';
@@ -20,6 +21,33 @@ interface Victim {
   readonly task: RunningTask;
   readonly worker: number;
   readonly value: number;
+  /** `bandRank` of the task's band. */
+  readonly rank: number;
+}
+
+/**
+ * Where the pass stands for one (candidates, shape, band, device) key. Room on a worker only grows
+ * when a victim there is taken, so a worker found without room stays without it until then; the
+ * cursors skip such workers and step back only for workers that gained room since (`grown`).
+ */
+interface KeySearch {
+  /** Next victim to look at: a victim skipped once for the key stays unusable for it. */
+  victim: number;
+  /** Set once no candidate had room: from then on only workers that gained room are looked at. */
+  noRoom: boolean;
+  /**
+   * The room cursor: a position in the candidates' order while `noRoom` is unset, in `boosted`
+   * after. Every worker before it had no room when last looked at and has gained none since.
+   */
+  room: number;
+  /** How much of the `grown` log the cursor has taken into account. */
+  seen: number;
+}
+
+type KeySearches = Map<PriorityBand, Map<string, KeySearch>>;
+
+function newKeySearches(): KeySearches {
+  return new Map();
 }
 
 /**
@@ -40,12 +68,22 @@ class VirtualCapacity {
     this.tpu = Float64Array.from(capacity.tpu);
   }
 
-  fits(i: number, need: ResourceAmounts, extra?: ResourceAmounts): boolean {
+  fits(i: number, need: ResourceAmounts): boolean {
     return (
-      (need.cpuMillicores <= 0 || need.cpuMillicores <= (this.cpu[i] as number) + (extra?.cpuMillicores ?? 0)) &&
-      (need.memoryBytes <= 0 || need.memoryBytes <= (this.memory[i] as number) + (extra?.memoryBytes ?? 0)) &&
-      (need.gpuCount <= 0 || need.gpuCount <= (this.gpu[i] as number) + (extra?.gpuCount ?? 0)) &&
-      (need.tpuChips <= 0 || need.tpuChips <= (this.tpu[i] as number) + (extra?.tpuChips ?? 0))
+      (need.cpuMillicores <= 0 || need.cpuMillicores <= (this.cpu[i] as number)) &&
+      (need.memoryBytes <= 0 || need.memoryBytes <= (this.memory[i] as number)) &&
+      (need.gpuCount <= 0 || need.gpuCount <= (this.gpu[i] as number)) &&
+      (need.tpuChips <= 0 || need.tpuChips <= (this.tpu[i] as number))
+    );
+  }
+
+  /** As {@link fits}, once `extra` (a victim's resources) is given back on worker `i`. */
+  fitsWith(i: number, need: ResourceAmounts, extra: ResourceAmounts): boolean {
+    return (
+      (need.cpuMillicores <= 0 || need.cpuMillicores <= (this.cpu[i] as number) + extra.cpuMillicores) &&
+      (need.memoryBytes <= 0 || need.memoryBytes <= (this.memory[i] as number) + extra.memoryBytes) &&
+      (need.gpuCount <= 0 || need.gpuCount <= (this.gpu[i] as number) + extra.gpuCount) &&
+      (need.tpuChips <= 0 || need.tpuChips <= (this.tpu[i] as number) + extra.tpuChips)
     );
   }
 
@@ -104,7 +142,7 @@ export function planPreemptions(
       continue;
     }
     if (task.band === 'PRODUCTION') continue;
-    const v: Victim = { task, worker, value: resourceValue(task.resources) };
+    const v: Victim = { task, worker, value: resourceValue(task.resources), rank: bandRank(task.band) };
     victims.push(v);
     let list = byWorker.get(worker);
     if (list === undefined) byWorker.set(worker, (list = []));
@@ -112,22 +150,49 @@ export function planPreemptions(
   }
   if (victims.length === 0) return [];
   // Worst band first, then cheapest; ties by task id so the pass is deterministic.
-  victims.sort((a, b) => bandRank(b.task.band) - bandRank(a.task.band) || a.value - b.value || (a.task.taskId < b.task.taskId ? -1 : 1));
+  victims.sort((a, b) => b.rank - a.rank || a.value - b.value || (a.task.taskId < b.task.taskId ? -1 : 1));
 
   const taken = new Set<string>();
   const out: Preemption[] = [];
+  // Every worker whose room grew (a victim taken there), in order: the room cursors step back for them.
+  const grown: number[] = [];
   const take = (v: Victim, preemptorJobId: string): void => {
     taken.add(v.task.taskId);
     virt.add(v.worker, v.task.resources, 1);
+    grown.push(v.worker);
     out.push({ victimTaskId: v.task.taskId, victimJobId: v.task.jobId, preemptorJobId });
   };
 
-  // Per (candidates, shape, band, device): a cursor into `victims` (a victim skipped once for that
-  // key stays unusable for it) and whether free room is known to be gone.
-  const cursors = new Map<string, number>();
-  const noRoom = new Set<string>();
-  // Workers whose virtual room grew after a victim was taken; the only places new room can appear.
+  // Per (candidates, shape, band, device): where the victim and room searches stand.
+  const searches = new ShapeMemo(newKeySearches);
+  const searchOf = (candidates: JobCandidates, need: ResourceAmounts, band: PriorityBand, device: string): KeySearch => {
+    const byBand = searches.get(candidates, need);
+    let byDevice = byBand.get(band);
+    if (byDevice === undefined) byBand.set(band, (byDevice = new Map()));
+    let search = byDevice.get(device);
+    if (search === undefined) byDevice.set(device, (search = { victim: 0, noRoom: false, room: 0, seen: grown.length }));
+    return search;
+  };
+  // Workers whose room grew after a solo preemptor took a victim there, each once, in the order
+  // they first did: once a key's free room is gone, the only places new room can appear.
   const boosted: number[] = [];
+  const boostedAt = new Int32Array(workers.length).fill(-1);
+  const boost = (worker: number): void => {
+    if ((boostedAt[worker] as number) >= 0) return;
+    boostedAt[worker] = boosted.length;
+    boosted.push(worker);
+  };
+  // Position of each worker in a candidate set's order (-1 when not a candidate), made on demand.
+  const positions = new Map<JobCandidates, Int32Array>();
+  const positionsOf = (candidates: JobCandidates): Int32Array => {
+    let at = positions.get(candidates);
+    if (at === undefined) {
+      at = new Int32Array(workers.length).fill(-1);
+      candidates.order.forEach((i, p) => ((at as Int32Array)[i] = p));
+      positions.set(candidates, at);
+    }
+    return at;
+  };
 
   for (const q of preemptors) {
     const band: PriorityBand = q.job.band ?? 'INTERACTIVE';
@@ -138,40 +203,71 @@ export function planPreemptions(
     }
     const need = q.job.resources;
     const device = q.job.deviceKey ?? '';
-    const key = `${q.candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}|${band}|${device}`;
+    const search = searchOf(q.candidates, need, band, device);
     const mask = q.candidates.mask;
     for (let t = 0; t < q.pending.length; t++) {
-      const room = findRoom(q.candidates, need, key);
+      const room = findRoom(q.candidates, need, search);
       if (room >= 0) {
         virt.add(room, need, -1);
         continue;
       }
-      let p = cursors.get(key) ?? 0;
+      let p = search.victim;
       let chosen: Victim | undefined;
       for (; p < victims.length; p++) {
         const v = victims[p] as Victim;
         if (taken.has(v.task.taskId) || v.task.coscheduled || v.task.deviceKey !== device || !mayPreempt(band, v.task.band)) continue;
-        if (mask[v.worker] !== 1 || !virt.fits(v.worker, need, v.task.resources)) continue;
+        if (mask[v.worker] !== 1 || !virt.fitsWith(v.worker, need, v.task.resources)) continue;
         chosen = v;
         p += 1;
         break;
       }
-      cursors.set(key, p);
+      search.victim = p;
       if (chosen === undefined) break;
       take(chosen, q.job.jobId);
       virt.add(chosen.worker, need, -1);
-      boosted.push(chosen.worker);
+      boost(chosen.worker);
     }
   }
   return out;
 
-  function findRoom(candidates: JobCandidates, need: ResourceAmounts, key: string): number {
-    if (!noRoom.has(key)) {
-      for (const i of candidates.order) if (virt.fits(i, need)) return i;
-      noRoom.add(key);
+  /**
+   * A worker with room for `need` now: while some candidate may have free room, the first in the
+   * candidates' order; once none had, the first worker in `boosted` (in the candidate set) that
+   * has. -1 when there is none.
+   */
+  function findRoom(candidates: JobCandidates, need: ResourceAmounts, search: KeySearch): number {
+    const mask = candidates.mask;
+    // Step back for workers that gained room since this key last looked.
+    if (search.seen < grown.length) {
+      const at = search.noRoom ? boostedAt : positionsOf(candidates);
+      for (let g = search.seen; g < grown.length; g++) {
+        const w = grown[g] as number;
+        const p = at[w] as number;
+        if (p >= 0 && p < search.room && mask[w] === 1) search.room = p;
+      }
+      search.seen = grown.length;
+    }
+    if (!search.noRoom) {
+      const order = candidates.order;
+      for (let p = search.room; p < order.length; p++) {
+        const i = order[p] as number;
+        if (virt.fits(i, need)) {
+          search.room = p;
+          return i;
+        }
+      }
+      search.noRoom = true;
+      search.room = boosted.length;
       return -1;
     }
-    for (const i of boosted) if (candidates.mask[i] === 1 && virt.fits(i, need)) return i;
+    for (let p = search.room; p < boosted.length; p++) {
+      const i = boosted[p] as number;
+      if (mask[i] === 1 && virt.fits(i, need)) {
+        search.room = p;
+        return i;
+      }
+    }
+    search.room = boosted.length;
     return -1;
   }
 
@@ -202,7 +298,7 @@ export function planPreemptions(
       for (const slice of byJob.values()) {
         const first = slice[0] as Victim;
         if (slice.length < shape.k || first.task.deviceKey !== device || !mayPreempt(band, first.task.band)) continue;
-        const fitting = group.members.filter((i) => virt.fits(i, need, sum(slice.filter((v) => v.worker === i).map((v) => v.task.resources))));
+        const fitting = group.members.filter((i) => virt.fitsWith(i, need, sum(slice.filter((v) => v.worker === i).map((v) => v.task.resources))));
         if (fitting.length < shape.k) continue;
         options.push({ group, victims: slice, band: first.task.band, value: slice.reduce((n, v) => n + v.value, 0) });
       }

@@ -21,11 +21,13 @@ export function compareJobs(a: SchedulerJob, b: SchedulerJob): number {
  * Splits one band's queue (already in {@link compareJobs} order) into one lane per user, lanes
  * ordered by ascending spend, then user name. Placement takes one task from each lane in turn, so
  * a user with a long queue cannot starve the others and the user spending least goes first.
+ *
+ * @param userOf the submitting user of an item (`SchedulerJob.user`, `''` when unset)
  */
-export function userLanes<TItem>(items: readonly TItem[], jobOf: (item: TItem) => SchedulerJob, spend: ReadonlyMap<string, number> | undefined): TItem[][] {
+export function userLanes<TItem>(items: readonly TItem[], userOf: (item: TItem) => string, spend: ReadonlyMap<string, number> | undefined): TItem[][] {
   const lanes = new Map<string, TItem[]>();
   for (const item of items) {
-    const user = jobOf(item).user ?? '';
+    const user = userOf(item);
     let lane = lanes.get(user);
     if (lane === undefined) lanes.set(user, (lane = []));
     lane.push(item);

@@ -7,7 +7,9 @@ import { CandidateCache, type JobCandidates } from './job-candidates.js';
 import { planPreemptions } from './preemption.js';
 import type { PreemptorQueue } from './preemption.js';
 import { bandRank, PRIORITY_BANDS } from './priority-band.js';
+import type { PriorityBand } from './priority-band.js';
 import { compareJobs, interleave, userLanes } from './queue-order.js';
+import { ShapeMemo } from './shape-memo.js';
 import type {
   Assignment,
   Coscheduling,
@@ -32,6 +34,21 @@ const TERMINAL: ReadonlySet<SchedulerTaskState> = new Set<SchedulerTaskState>([
 /** Tasks of one job sorted out for this tick. */
 interface JobQueue {
   readonly job: SchedulerJob;
+  /** The job's band (`INTERACTIVE` when unset) and its rank, read once. */
+  readonly band: PriorityBand;
+  readonly bandRank: number;
+  /**
+   * The job's other queue keys, copied so that the sort reads numbers from objects of one shape
+   * (jobs come in several shapes: optional fields are spread in or left out).
+   */
+  readonly depth: number;
+  readonly root: number;
+  readonly submitted: number;
+  readonly seq: number;
+  /** The job's user (`''` when unset), why it is blocked (if it is), and its gang shape, read once. */
+  readonly user: string;
+  readonly blockedReason: string | undefined;
+  readonly coscheduling: Coscheduling | null;
   /** PENDING, no live attempt, deadline not passed; sorted by task index once built. */
   readonly placeable: SchedulerTask[];
   /** How many of `placeable` were placed this tick; always a prefix (gangs: all or none). */
@@ -54,8 +71,14 @@ interface JobQueue {
 interface ShapeSearch {
   /** Nothing fits it any more this tick. */
   hopeless: boolean;
-  /** One cursor per score tier and assignment level (see `pickWorker`). */
-  readonly cursors: Int32Array;
+  /** One cursor per score tier and assignment level (see `pickWorker`); sized on first use. */
+  cursors: Int32Array | undefined;
+  /** The pair's pending reason after placement, computed once (single-task jobs). */
+  diagnosis: Diagnosis | undefined;
+}
+
+function newShapeSearch(): ShapeSearch {
+  return { hopeless: false, cursors: undefined, diagnosis: undefined };
 }
 
 /** How much of a pass to run. */
@@ -91,7 +114,27 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
 
   const queues = new Map<string, JobQueue>();
   for (const job of input.jobs) {
-    queues.set(job.jobId, { job, placeable: [], placedCount: 0, waitingOn: 0, expired: 0, stopping: [], indexBound: 0 });
+    const band = job.band ?? 'INTERACTIVE';
+    queues.set(job.jobId, {
+      job,
+      band,
+      bandRank: bandRank(band),
+      depth: job.depth,
+      root: job.rootSubmittedAtMs,
+      submitted: job.submittedAtMs,
+      seq: job.insertionSeq,
+      user: job.user ?? '',
+      blockedReason: job.blockedReason,
+      coscheduling: job.coscheduling,
+      placeable: [],
+      placedCount: 0,
+      candidates: undefined,
+      search: undefined,
+      waitingOn: 0,
+      expired: 0,
+      stopping: [],
+      indexBound: 0,
+    });
   }
   const expiredTaskIds: string[] = [];
   for (const task of input.tasks) {
@@ -133,45 +176,41 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
   // A (constraints, shape) pair that fit nowhere keeps failing for the rest of the tick, because
   // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap. The
   // search state of a pair is looked up once per job, not once per task.
-  const searches = new Map<string, ShapeSearch>();
-  const searchOf = (q: JobQueue): ShapeSearch => {
-    if (q.search !== undefined) return q.search;
-    const candidates = candidatesOf(q);
-    const need = q.job.resources;
-    const key = `${candidates.signature}|${need.cpuMillicores}|${need.memoryBytes}|${need.gpuCount}|${need.tpuChips}`;
-    let search = searches.get(key);
-    if (search === undefined) {
-      search = { hopeless: false, cursors: new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments) };
-      searches.set(key, search);
-    }
-    return (q.search = search);
-  };
+  const searches = new ShapeMemo(newShapeSearch);
+  const searchOf = (q: JobQueue): ShapeSearch => (q.search ??= searches.get(candidatesOf(q), q.job.resources));
   /** Places the next task of a single-task job; false when the job is exhausted for this pass. */
   const placeNext = (q: JobQueue): boolean => {
     const task = q.placeable[q.placedCount];
     if (task === undefined) return false;
     const search = searchOf(q);
     if (search.hopeless) return false;
-    const worker = pickWorker(candidatesOf(q), q.job, capacity, search.cursors);
+    const candidates = candidatesOf(q);
+    const cursors = (search.cursors ??= new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments));
+    const worker = pickWorker(candidates, q.job, capacity, cursors);
     if (worker < 0) {
       // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
       search.hopeless = true;
       return false;
     }
     capacity.deduct(worker, q.job.resources);
-    assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '', band: q.job.band ?? 'INTERACTIVE' });
+    assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '', band: q.band });
     q.placedCount += 1;
     return true;
   };
 
   // Band by band: gangs first, then single tasks; within a band users take turns by ascending spend.
-  const placing = ordered.filter((q) => q.job.blockedReason === undefined);
-  for (const band of PRIORITY_BANDS) {
-    const inBand = placing.filter((q) => (q.job.band ?? 'INTERACTIVE') === band);
-    if (inBand.length === 0) continue;
-    const gangs = inBand.filter((q) => q.job.coscheduling !== null);
-    for (const q of interleave(userLanes(gangs, (x) => x.job, input.userSpend))) {
-      const cosched = q.job.coscheduling;
+  // One pass splits the queue (already in band order) by band and kind, keeping the order.
+  const gangsByBand: JobQueue[][] = PRIORITY_BANDS.map(() => []);
+  const singlesByBand: JobQueue[][] = PRIORITY_BANDS.map(() => []);
+  for (const q of ordered) {
+    if (q.blockedReason !== undefined) continue;
+    (q.coscheduling === null ? singlesByBand : gangsByBand)[q.bandRank - 1]?.push(q);
+  }
+  for (let b = 0; b < PRIORITY_BANDS.length; b++) {
+    const gangs = gangsByBand[b] ?? [];
+    const singles = singlesByBand[b] ?? [];
+    for (const q of interleave(userLanes(gangs, userOf, input.userSpend))) {
+      const cosched = q.coscheduling;
       if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
       const { groups } = groupsOf(q, cosched.groupBy);
       const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
@@ -181,11 +220,7 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       q.placedCount = q.placeable.length;
     }
     // One task per user lane in turn; a lane moves to its user's next job when one is exhausted.
-    let lanes = userLanes(
-      inBand.filter((q) => q.job.coscheduling === null),
-      (x) => x.job,
-      input.userSpend,
-    ).map((jobs) => ({ jobs, at: 0 }));
+    let lanes = userLanes(singles, userOf, input.userSpend).map((jobs) => ({ jobs, at: 0 }));
     if (lanes.length === 1) {
       // One user: its jobs in queue order, each placed until exhausted (the same order, without turns).
       const lane = lanes[0] as { jobs: JobQueue[]; at: number };
@@ -205,7 +240,6 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
   if (options.placementsOnly === true) return { assignments, expiredTaskIds, pendingJobs: [], preemptions: [] };
 
   const pendingJobs: PendingJobDiagnostic[] = [];
-  const diagnosisMemo = new Map<string, Diagnosis>();
   for (const q of ordered) {
     const first = q.placeable[q.placedCount];
     if (first === undefined) {
@@ -221,14 +255,14 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       }
       continue;
     }
-    if (q.job.blockedReason !== undefined) {
-      pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, reason: q.job.blockedReason, canBeScheduled: true });
+    if (q.blockedReason !== undefined) {
+      pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, reason: q.blockedReason, canBeScheduled: true });
       continue;
     }
     const candidates = candidatesOf(q);
-    const cosched = q.job.coscheduling;
+    const cosched = q.coscheduling;
     const diagnosis =
-      cosched === null ? diagnoseSingleMemo(diagnosisMemo, index, candidates, q.job, capacity) : diagnoseGangJob(q, cosched);
+      cosched === null ? (searchOf(q).diagnosis ??= diagnoseSingle(index, candidates, q.job, capacity)) : diagnoseGangJob(q, cosched);
     pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, ...diagnosis });
   }
 
@@ -250,9 +284,9 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
   if (running.length === 0) return { assignments, expiredTaskIds, pendingJobs, preemptions: [] };
   const preemptors: PreemptorQueue[] = [];
   for (const q of ordered) {
+    if (q.band === 'BATCH' || q.blockedReason !== undefined || q.placedCount >= q.placeable.length) continue;
     const pending = q.placeable.slice(q.placedCount);
-    if (pending.length === 0 || (q.job.band ?? 'INTERACTIVE') === 'BATCH' || q.job.blockedReason !== undefined) continue;
-    const cosched = q.job.coscheduling;
+    const cosched = q.coscheduling;
     if (cosched === null) {
       preemptors.push({ job: q.job, pending, candidates: candidatesOf(q) });
     } else if (q.waitingOn === 0 && q.expired === 0) {
@@ -266,29 +300,24 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
 }
 
 /**
- * The queues in {@link compareJobs} order. The keys are read once per job into one flat record
- * each, so the sort compares numbers of one object shape instead of reading every job's fields
- * (objects of many shapes) at each of its n log n comparisons.
+ * The queues in {@link compareJobs} order, sorted in place. The keys were copied into each queue
+ * when it was made, so the sort compares numbers of one object shape instead of reading every
+ * job's fields (objects of many shapes) at each of its n log n comparisons.
  */
 function sortQueues(queues: JobQueue[]): JobQueue[] {
-  const keyed = queues.map((q) => ({
-    q,
-    band: bandRank(q.job.band ?? 'INTERACTIVE'),
-    depth: q.job.depth,
-    root: q.job.rootSubmittedAtMs,
-    submitted: q.job.submittedAtMs,
-    seq: q.job.insertionSeq,
-  }));
-  keyed.sort(
+  return queues.sort(
     (a, b) =>
-      a.band - b.band ||
+      a.bandRank - b.bandRank ||
       b.depth - a.depth ||
       a.root - b.root ||
       a.submitted - b.submitted ||
       a.seq - b.seq ||
-      compareJobs(a.q.job, b.q.job),
+      compareJobs(a.job, b.job),
   );
-  return keyed.map((k) => k.q);
+}
+
+function userOf(q: JobQueue): string {
+  return q.user;
 }
 
 /** Sorts tasks by index in place; tasks usually arrive in order, so check that first. */
@@ -299,22 +328,6 @@ export function sortByTaskIndex(tasks: SchedulerTask[]): void {
       return;
     }
   }
-}
-
-function diagnoseSingleMemo(
-  memo: Map<string, Diagnosis>,
-  index: ConstraintIndex,
-  candidates: JobCandidates,
-  job: SchedulerJob,
-  capacity: TickCapacity,
-): Diagnosis {
-  const r = job.resources;
-  const key = `${candidates.signature}|${r.cpuMillicores}|${r.memoryBytes}|${r.gpuCount}|${r.tpuChips}`;
-  const cached = memo.get(key);
-  if (cached !== undefined) return cached;
-  const diagnosis = diagnoseSingle(index, candidates, job, capacity);
-  memo.set(key, diagnosis);
-  return diagnosis;
 }
 
 /**
