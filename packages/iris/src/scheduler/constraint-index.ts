@@ -1,5 +1,5 @@
 import { compareNumeric, equalityKey } from '../core/constraint-match.js';
-import type { Constraint, SchedulerWorker } from './types.js';
+import type { AttributeValue, Constraint, SchedulerWorker } from './types.js';
 
 /** A set of workers as one byte per worker (1 = member), indexed like the worker list. */
 export type WorkerMask = Uint8Array;
@@ -33,7 +33,9 @@ export class ConstraintIndex {
       if (!worker.healthy) return;
       this.healthy[i] = 1;
       healthyCount += 1;
-      for (const [key, value] of Object.entries(worker.attributes)) {
+      const attributes = worker.attributes;
+      for (const key of Object.keys(attributes)) {
+        const value = attributes[key] as AttributeValue;
         let holders = this.#holders.get(key);
         if (holders === undefined) this.#holders.set(key, (holders = []));
         holders.push(i);

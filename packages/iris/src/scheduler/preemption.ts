@@ -2,6 +2,8 @@ import type { TickCapacity } from './capacity.js';
 import type { CandidateGroup } from './gang-groups.js';
 import type { GangShape } from './gang-placement.js';
 import type { JobCandidates } from './job-candidates.js';
+import { RoomSearch, VirtualCapacity } from './room-search.js';
+import type { RoomCursor } from './room-search.js';
 import { ShapeMemo } from './shape-memo.js';
 import { bandRank, mayPreempt, resourceValue } from './priority-band.js';
 import type { PriorityBand } from './priority-band.js';
@@ -25,74 +27,17 @@ interface Victim {
   readonly rank: number;
 }
 
-/**
- * Where the pass stands for one (candidates, shape, band, device) key. Room on a worker only grows
- * when a victim there is taken, so a worker found without room stays without it until then; the
- * cursors skip such workers and step back only for workers that gained room since (`grown`).
- */
+/** Where the pass stands for one (candidates, shape, band, device) key. */
 interface KeySearch {
   /** Next victim to look at: a victim skipped once for the key stays unusable for it. */
   victim: number;
-  /** Set once no candidate had room: from then on only workers that gained room are looked at. */
-  noRoom: boolean;
-  /**
-   * The room cursor: a position in the candidates' order while `noRoom` is unset, in `boosted`
-   * after. Every worker before it had no room when last looked at and has gained none since.
-   */
-  room: number;
-  /** How much of the `grown` log the cursor has taken into account. */
-  seen: number;
+  readonly room: RoomCursor;
 }
 
 type KeySearches = Map<PriorityBand, Map<string, KeySearch>>;
 
 function newKeySearches(): KeySearches {
   return new Map();
-}
-
-/**
- * Free resources per worker as preemption sees them: what placement left, plus what attempts being
- * stopped will give back. A preemptor that fits here needs no victim: it only waits for capacity
- * that is already free or on its way back.
- */
-class VirtualCapacity {
-  readonly cpu: Float64Array;
-  readonly memory: Float64Array;
-  readonly gpu: Float64Array;
-  readonly tpu: Float64Array;
-
-  constructor(capacity: TickCapacity) {
-    this.cpu = Float64Array.from(capacity.cpu);
-    this.memory = Float64Array.from(capacity.memory);
-    this.gpu = Float64Array.from(capacity.gpu);
-    this.tpu = Float64Array.from(capacity.tpu);
-  }
-
-  fits(i: number, need: ResourceAmounts): boolean {
-    return (
-      (need.cpuMillicores <= 0 || need.cpuMillicores <= (this.cpu[i] as number)) &&
-      (need.memoryBytes <= 0 || need.memoryBytes <= (this.memory[i] as number)) &&
-      (need.gpuCount <= 0 || need.gpuCount <= (this.gpu[i] as number)) &&
-      (need.tpuChips <= 0 || need.tpuChips <= (this.tpu[i] as number))
-    );
-  }
-
-  /** As {@link fits}, once `extra` (a victim's resources) is given back on worker `i`. */
-  fitsWith(i: number, need: ResourceAmounts, extra: ResourceAmounts): boolean {
-    return (
-      (need.cpuMillicores <= 0 || need.cpuMillicores <= (this.cpu[i] as number) + extra.cpuMillicores) &&
-      (need.memoryBytes <= 0 || need.memoryBytes <= (this.memory[i] as number) + extra.memoryBytes) &&
-      (need.gpuCount <= 0 || need.gpuCount <= (this.gpu[i] as number) + extra.gpuCount) &&
-      (need.tpuChips <= 0 || need.tpuChips <= (this.tpu[i] as number) + extra.tpuChips)
-    );
-  }
-
-  add(i: number, r: ResourceAmounts, sign: 1 | -1): void {
-    this.cpu[i] = (this.cpu[i] as number) + sign * r.cpuMillicores;
-    this.memory[i] = (this.memory[i] as number) + sign * r.memoryBytes;
-    this.gpu[i] = (this.gpu[i] as number) + sign * r.gpuCount;
-    this.tpu[i] = (this.tpu[i] as number) + sign * r.tpuChips;
-  }
 }
 
 function sum(rs: readonly ResourceAmounts[]): ResourceAmounts {
@@ -154,12 +99,11 @@ export function planPreemptions(
 
   const taken = new Set<string>();
   const out: Preemption[] = [];
-  // Every worker whose room grew (a victim taken there), in order: the room cursors step back for them.
-  const grown: number[] = [];
+  const rooms = new RoomSearch(virt, workers.length);
   const take = (v: Victim, preemptorJobId: string): void => {
     taken.add(v.task.taskId);
     virt.add(v.worker, v.task.resources, 1);
-    grown.push(v.worker);
+    rooms.grew(v.worker);
     out.push({ victimTaskId: v.task.taskId, victimJobId: v.task.jobId, preemptorJobId });
   };
 
@@ -170,30 +114,9 @@ export function planPreemptions(
     let byDevice = byBand.get(band);
     if (byDevice === undefined) byBand.set(band, (byDevice = new Map()));
     let search = byDevice.get(device);
-    if (search === undefined) byDevice.set(device, (search = { victim: 0, noRoom: false, room: 0, seen: grown.length }));
+    if (search === undefined) byDevice.set(device, (search = { victim: 0, room: rooms.cursor() }));
     return search;
   };
-  // Workers whose room grew after a solo preemptor took a victim there, each once, in the order
-  // they first did: once a key's free room is gone, the only places new room can appear.
-  const boosted: number[] = [];
-  const boostedAt = new Int32Array(workers.length).fill(-1);
-  const boost = (worker: number): void => {
-    if ((boostedAt[worker] as number) >= 0) return;
-    boostedAt[worker] = boosted.length;
-    boosted.push(worker);
-  };
-  // Position of each worker in a candidate set's order (-1 when not a candidate), made on demand.
-  const positions = new Map<JobCandidates, Int32Array>();
-  const positionsOf = (candidates: JobCandidates): Int32Array => {
-    let at = positions.get(candidates);
-    if (at === undefined) {
-      at = new Int32Array(workers.length).fill(-1);
-      candidates.order.forEach((i, p) => ((at as Int32Array)[i] = p));
-      positions.set(candidates, at);
-    }
-    return at;
-  };
-
   for (const q of preemptors) {
     const band: PriorityBand = q.job.band ?? 'INTERACTIVE';
     if (band === 'BATCH' || q.job.blockedReason !== undefined || q.pending.length === 0) continue;
@@ -206,7 +129,7 @@ export function planPreemptions(
     const search = searchOf(q.candidates, need, band, device);
     const mask = q.candidates.mask;
     for (let t = 0; t < q.pending.length; t++) {
-      const room = findRoom(q.candidates, need, search);
+      const room = rooms.find(q.candidates, need, search.room);
       if (room >= 0) {
         virt.add(room, need, -1);
         continue;
@@ -225,51 +148,10 @@ export function planPreemptions(
       if (chosen === undefined) break;
       take(chosen, q.job.jobId);
       virt.add(chosen.worker, need, -1);
-      boost(chosen.worker);
+      rooms.boost(chosen.worker);
     }
   }
   return out;
-
-  /**
-   * A worker with room for `need` now: while some candidate may have free room, the first in the
-   * candidates' order; once none had, the first worker in `boosted` (in the candidate set) that
-   * has. -1 when there is none.
-   */
-  function findRoom(candidates: JobCandidates, need: ResourceAmounts, search: KeySearch): number {
-    const mask = candidates.mask;
-    // Step back for workers that gained room since this key last looked.
-    if (search.seen < grown.length) {
-      const at = search.noRoom ? boostedAt : positionsOf(candidates);
-      for (let g = search.seen; g < grown.length; g++) {
-        const w = grown[g] as number;
-        const p = at[w] as number;
-        if (p >= 0 && p < search.room && mask[w] === 1) search.room = p;
-      }
-      search.seen = grown.length;
-    }
-    if (!search.noRoom) {
-      const order = candidates.order;
-      for (let p = search.room; p < order.length; p++) {
-        const i = order[p] as number;
-        if (virt.fits(i, need)) {
-          search.room = p;
-          return i;
-        }
-      }
-      search.noRoom = true;
-      search.room = boosted.length;
-      return -1;
-    }
-    for (let p = search.room; p < boosted.length; p++) {
-      const i = boosted[p] as number;
-      if (mask[i] === 1 && virt.fits(i, need)) {
-        search.room = p;
-        return i;
-      }
-    }
-    search.room = boosted.length;
-    return -1;
-  }
 
   function preemptSlices(q: PreemptorQueue, band: PriorityBand): void {
     const { groups, shape } = q.gang!;

@@ -263,7 +263,7 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
     const cosched = q.coscheduling;
     const diagnosis =
       cosched === null ? (searchOf(q).diagnosis ??= diagnoseSingle(index, candidates, q.job, capacity)) : diagnoseGangJob(q, cosched);
-    pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, ...diagnosis });
+    pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, reason: diagnosis.reason, canBeScheduled: diagnosis.canBeScheduled });
   }
 
   function diagnoseGangJob(q: JobQueue, cosched: Coscheduling): Diagnosis {
