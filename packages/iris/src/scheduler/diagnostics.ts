@@ -42,15 +42,16 @@ export function diagnoseCandidates(index: ConstraintIndex, candidates: JobCandid
 export function diagnoseSingle(
   index: ConstraintIndex,
   candidates: JobCandidates,
-  job: SchedulerJob,
+  job: Pick<SchedulerJob, 'resources'>,
   capacity: TickCapacity,
 ): Diagnosis {
   const empty = diagnoseCandidates(index, candidates);
   if (empty !== undefined) return empty;
+  const need = job.resources;
   const idle: FitFailure[] = [];
   let idleFits = false;
   for (const i of candidates.order) {
-    const f = capacity.idleFitFailure(i, job.resources);
+    const f = capacity.idleFitFailure(i, need);
     if (f === null) {
       idleFits = true;
       break;
@@ -60,7 +61,7 @@ export function diagnoseSingle(
   if (!idleFits) return { reason: formatFitFailure(closestFailure(idle) ?? fallbackFailure(job)), canBeScheduled: false };
   const now: FitFailure[] = [];
   for (const i of candidates.order) {
-    const f = capacity.fitFailure(i, job.resources);
+    const f = capacity.fitFailure(i, need);
     if (f === null) return { reason: SCHEDULABLE_REASON, canBeScheduled: true };
     now.push(f);
   }
@@ -69,7 +70,7 @@ export function diagnoseSingle(
 
 /** What a gang diagnosis needs besides the shared tick state. */
 export interface GangDiagnosisInput {
-  readonly job: SchedulerJob;
+  readonly job: Pick<SchedulerJob, 'resources'>;
   readonly groupBy: string;
   readonly shape: GangShape;
   readonly groups: readonly CandidateGroup[];
@@ -114,12 +115,13 @@ export function diagnoseGang(
       canBeScheduled: false,
     };
   }
+  const need = job.resources;
   const idle: FitFailure[] = [];
   let idleGroups = 0;
   for (const grp of bigEnough) {
     let fit = 0;
     for (const i of grp.members) {
-      const f = capacity.idleFitFailure(i, job.resources);
+      const f = capacity.idleFitFailure(i, need);
       if (f === null) fit += 1;
       else idle.push(f);
     }
@@ -147,6 +149,6 @@ export function diagnoseGang(
   };
 }
 
-function fallbackFailure(job: SchedulerJob): FitFailure {
+function fallbackFailure(job: Pick<SchedulerJob, 'resources'>): FitFailure {
   return { check: 'cpu', need: job.resources.cpuMillicores, available: 0 };
 }

@@ -36,8 +36,9 @@ export function gangShape(coscheduling: Coscheduling, pending: readonly Schedule
  * Members of `group` that can take one task of `job` now (capacity and building limit, plus the
  * per-tick assignment cap unless `ignoreTickCap`).
  */
-export function fittingMembers(group: CandidateGroup, job: SchedulerJob, capacity: TickCapacity, ignoreTickCap = false): number[] {
-  return group.members.filter((i) => (ignoreTickCap || capacity.underTickCap(i)) && capacity.fits(i, job.resources));
+export function fittingMembers(group: CandidateGroup, job: Pick<SchedulerJob, 'resources'>, capacity: TickCapacity, ignoreTickCap = false): number[] {
+  const need = job.resources;
+  return group.members.filter((i) => (ignoreTickCap || capacity.underTickCap(i)) && capacity.fits(i, need));
 }
 
 /**
@@ -48,12 +49,13 @@ export function fittingMembers(group: CandidateGroup, job: SchedulerJob, capacit
  * @returns the assignments, or `null` when fewer groups than slices are available (nothing deducted)
  */
 export function placeGang(
-  job: SchedulerJob & { readonly coscheduling: Coscheduling },
+  job: Pick<SchedulerJob, 'jobId' | 'band' | 'resources'>,
   shape: GangShape,
   groups: readonly CandidateGroup[],
   workers: readonly SchedulerWorker[],
   capacity: TickCapacity,
 ): Assignment[] | null {
+  const need = job.resources;
   const needed = [...shape.slices.keys()].sort((a, b) => a - b);
   if (needed.length === 0 || shape.k === 0) return null;
   const chosen: Array<{ group: CandidateGroup; members: number[] }> = [];
@@ -74,7 +76,7 @@ export function placeGang(
     for (const { task, rank } of members) {
       const worker = pick.members[rank];
       if (worker === undefined) continue;
-      capacity.deduct(worker, job.resources);
+      capacity.deduct(worker, need);
       assignments.push({
         taskId: task.taskId,
         jobId: job.jobId,

@@ -22,3 +22,32 @@ describe('scheduleTick() on the placement bench snapshots', () => {
     expect(outcome(workers, tasks, bands)).toBe(expected);
   });
 });
+
+describe('scheduleTick() reading jobs', () => {
+  it('reads each field of a job at most once per tick, and never copies a job', () => {
+    // Jobs come in many object shapes, and a read from an object of an unfamiliar shape is slow:
+    // the tick copies what it needs once instead of reading jobs in its passes and inner loops.
+    const input = buildInput(200, 3000, true);
+    const reads = new Map<string, number>();
+    let copies = 0;
+    const jobs = input.jobs.map(
+      (job) =>
+        new Proxy(job, {
+          get(target, key, receiver) {
+            const id = `${job.jobId} ${String(key)}`;
+            reads.set(id, (reads.get(id) ?? 0) + 1);
+            return Reflect.get(target, key, receiver) as unknown;
+          },
+          ownKeys(target) {
+            copies += 1;
+            return Reflect.ownKeys(target);
+          },
+        }),
+    );
+    const result = scheduleTick({ ...input, jobs });
+    expect(result.preemptions.length).toBeGreaterThan(0);
+    expect(result.assignments.some((a) => a.gang !== undefined)).toBe(true);
+    expect([...reads].filter(([, n]) => n > 1)).toEqual([]);
+    expect(copies).toBe(0);
+  });
+});

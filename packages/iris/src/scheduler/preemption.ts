@@ -7,11 +7,20 @@ import type { RoomCursor } from './room-search.js';
 import { ShapeMemo } from './shape-memo.js';
 import { bandRank, mayPreempt, resourceValue } from './priority-band.js';
 import type { PriorityBand } from './priority-band.js';
-import type { Preemption, ResourceAmounts, RunningTask, SchedulerJob, SchedulerTask, SchedulerWorker } from './types.js';
+import type { Preemption, ResourceAmounts, RunningTask, SchedulerTask, SchedulerWorker } from './types.js';
 
-/** A job left with unplaced tasks after placement, in queue order. */
+/**
+ * A job left with unplaced tasks after placement, in queue order, with the fields of the job the
+ * pass reads (copied once by the tick rather than read from the job at each use).
+ */
 export interface PreemptorQueue {
-  readonly job: SchedulerJob;
+  readonly jobId: string;
+  /** The job's band; BATCH never preempts. */
+  readonly band: PriorityBand;
+  /** What one task needs. */
+  readonly resources: ResourceAmounts;
+  /** Device class (`SchedulerJob.deviceKey`, `''` when unset). */
+  readonly deviceKey: string;
   /** Its unplaced, placeable tasks by index. */
   readonly pending: readonly SchedulerTask[];
   readonly candidates: JobCandidates;
@@ -118,14 +127,14 @@ export function planPreemptions(
     return search;
   };
   for (const q of preemptors) {
-    const band: PriorityBand = q.job.band ?? 'INTERACTIVE';
-    if (band === 'BATCH' || q.job.blockedReason !== undefined || q.pending.length === 0) continue;
+    const band = q.band;
+    if (band === 'BATCH' || q.pending.length === 0) continue;
     if (q.gang !== undefined) {
       preemptSlices(q, band);
       continue;
     }
-    const need = q.job.resources;
-    const device = q.job.deviceKey ?? '';
+    const need = q.resources;
+    const device = q.deviceKey;
     const search = searchOf(q.candidates, need, band, device);
     const mask = q.candidates.mask;
     for (let t = 0; t < q.pending.length; t++) {
@@ -146,7 +155,7 @@ export function planPreemptions(
       }
       search.victim = p;
       if (chosen === undefined) break;
-      take(chosen, q.job.jobId);
+      take(chosen, q.jobId);
       virt.add(chosen.worker, need, -1);
       rooms.boost(chosen.worker);
     }
@@ -155,8 +164,8 @@ export function planPreemptions(
 
   function preemptSlices(q: PreemptorQueue, band: PriorityBand): void {
     const { groups, shape } = q.gang!;
-    const need = q.job.resources;
-    const device = q.job.deviceKey ?? '';
+    const need = q.resources;
+    const device = q.deviceKey;
     const slicesNeeded = shape.slices.size;
     if (slicesNeeded === 0 || shape.k === 0) return;
     const free: CandidateGroup[] = [];
@@ -201,7 +210,7 @@ export function planPreemptions(
     if (free.length + picked.length < slicesNeeded) return;
     for (const group of free) reserveGroup(group, need, shape.k);
     for (const o of picked) {
-      for (const v of o.victims) take(v, q.job.jobId);
+      for (const v of o.victims) take(v, q.jobId);
       reserveGroup(o.group, need, shape.k);
     }
   }

@@ -12,8 +12,10 @@ import { compareJobs, interleave, userLanes } from './queue-order.js';
 import { ShapeMemo } from './shape-memo.js';
 import type {
   Assignment,
+  Constraint,
   Coscheduling,
   PendingJobDiagnostic,
+  ResourceAmounts,
   SchedulerJob,
   SchedulerTask,
   SchedulerTaskState,
@@ -34,13 +36,21 @@ const TERMINAL: ReadonlySet<SchedulerTaskState> = new Set<SchedulerTaskState>([
 /** Tasks of one job sorted out for this tick. */
 interface JobQueue {
   readonly job: SchedulerJob;
+  /**
+   * The fields of the job the tick reads, copied once. Jobs come in many object shapes (optional
+   * fields spread in or left out, objects built by spreading), and a read from an object of an
+   * unfamiliar shape is slow; the queue records all have one.
+   */
+  readonly jobId: string;
+  readonly resources: ResourceAmounts;
+  readonly constraints: readonly Constraint[];
+  readonly reservationScope: string | undefined;
+  readonly taskCount: number | undefined;
+  readonly deviceKey: string;
   /** The job's band (`INTERACTIVE` when unset) and its rank, read once. */
   readonly band: PriorityBand;
   readonly bandRank: number;
-  /**
-   * The job's other queue keys, copied so that the sort reads numbers from objects of one shape
-   * (jobs come in several shapes: optional fields are spread in or left out).
-   */
+  /** The job's other queue keys. */
   readonly depth: number;
   readonly root: number;
   readonly submitted: number;
@@ -114,9 +124,16 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
 
   const queues = new Map<string, JobQueue>();
   for (const job of input.jobs) {
+    const jobId = job.jobId;
     const band = job.band ?? 'INTERACTIVE';
-    queues.set(job.jobId, {
+    queues.set(jobId, {
       job,
+      jobId,
+      resources: job.resources,
+      constraints: job.constraints,
+      reservationScope: job.reservationScope,
+      taskCount: job.taskCount,
+      deviceKey: job.deviceKey ?? '',
       band,
       bandRank: bandRank(band),
       depth: job.depth,
@@ -160,7 +177,7 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
   for (const q of ordered) sortByTaskIndex(q.placeable);
 
   const assignments: Assignment[] = [];
-  const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.job.constraints, q.job.reservationScope));
+  const candidatesOf = (q: JobQueue): JobCandidates => (q.candidates ??= cache.get(q.constraints, q.reservationScope));
   // Groups depend only on the candidate set and the attribute, not on capacity, so gangs sharing
   // constraints share one grouping per tick.
   const groupings = new Map<JobCandidates, Map<string, GroupedCandidates>>();
@@ -177,7 +194,7 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
   // free capacity only shrinks and counts only grow; remembering it keeps big queues cheap. The
   // search state of a pair is looked up once per job, not once per task.
   const searches = new ShapeMemo(newShapeSearch);
-  const searchOf = (q: JobQueue): ShapeSearch => (q.search ??= searches.get(candidatesOf(q), q.job.resources));
+  const searchOf = (q: JobQueue): ShapeSearch => (q.search ??= searches.get(candidatesOf(q), q.resources));
   /** Places the next task of a single-task job; false when the job is exhausted for this pass. */
   const placeNext = (q: JobQueue): boolean => {
     const task = q.placeable[q.placedCount];
@@ -186,14 +203,14 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
     if (search.hopeless) return false;
     const candidates = candidatesOf(q);
     const cursors = (search.cursors ??= new Int32Array(Math.max(0, candidates.tiers.length - 1) * capacity.maxAssignments));
-    const worker = pickWorker(candidates, q.job, capacity, cursors);
+    const worker = pickWorker(candidates, q.resources, capacity, cursors);
     if (worker < 0) {
       // No head-of-line blocking: this job is exhausted for the pass, later jobs still place.
       search.hopeless = true;
       return false;
     }
-    capacity.deduct(worker, q.job.resources);
-    assignments.push({ taskId: task.taskId, jobId: q.job.jobId, workerId: workers[worker]?.workerId ?? '', band: q.band });
+    capacity.deduct(worker, q.resources);
+    assignments.push({ taskId: task.taskId, jobId: q.jobId, workerId: workers[worker]?.workerId ?? '', band: q.band });
     q.placedCount += 1;
     return true;
   };
@@ -213,8 +230,8 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       const cosched = q.coscheduling;
       if (cosched === null || q.waitingOn > 0 || q.expired > 0) continue;
       const { groups } = groupsOf(q, cosched.groupBy);
-      const shape = gangShape(cosched, q.placeable, q.job.taskCount ?? q.indexBound);
-      const placed = placeGang({ ...q.job, coscheduling: cosched }, shape, groups, workers, capacity);
+      const shape = gangShape(cosched, q.placeable, q.taskCount ?? q.indexBound);
+      const placed = placeGang(q, shape, groups, workers, capacity);
       if (placed === null) continue;
       assignments.push(...placed);
       q.placedCount = q.placeable.length;
@@ -247,7 +264,7 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       const stopping = [...q.stopping].sort((a, b) => a.taskIndex - b.taskIndex)[0];
       if (stopping !== undefined && q.expired === 0) {
         pendingJobs.push({
-          jobId: q.job.jobId,
+          jobId: q.jobId,
           taskId: stopping.taskId,
           reason: `waiting for ${q.stopping.length} previous attempt(s) to stop before placing again`,
           canBeScheduled: true,
@@ -256,25 +273,25 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
       continue;
     }
     if (q.blockedReason !== undefined) {
-      pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, reason: q.blockedReason, canBeScheduled: true });
+      pendingJobs.push({ jobId: q.jobId, taskId: first.taskId, reason: q.blockedReason, canBeScheduled: true });
       continue;
     }
     const candidates = candidatesOf(q);
     const cosched = q.coscheduling;
     const diagnosis =
-      cosched === null ? (searchOf(q).diagnosis ??= diagnoseSingle(index, candidates, q.job, capacity)) : diagnoseGangJob(q, cosched);
-    pendingJobs.push({ jobId: q.job.jobId, taskId: first.taskId, reason: diagnosis.reason, canBeScheduled: diagnosis.canBeScheduled });
+      cosched === null ? (searchOf(q).diagnosis ??= diagnoseSingle(index, candidates, q, capacity)) : diagnoseGangJob(q, cosched);
+    pendingJobs.push({ jobId: q.jobId, taskId: first.taskId, reason: diagnosis.reason, canBeScheduled: diagnosis.canBeScheduled });
   }
 
   function diagnoseGangJob(q: JobQueue, cosched: Coscheduling): Diagnosis {
     const candidates = candidatesOf(q);
     const { groups, taintSkipped } = groupsOf(q, cosched.groupBy);
     const pending = q.placeable.slice(q.placedCount);
-    const shape = gangShape(cosched, pending, q.job.taskCount ?? q.indexBound);
+    const shape = gangShape(cosched, pending, q.taskCount ?? q.indexBound);
     return diagnoseGang(
       index,
       candidates,
-      { job: q.job, groupBy: cosched.groupBy, shape, groups, taintSkipped, waitingOn: q.waitingOn + q.expired },
+      { job: q, groupBy: cosched.groupBy, shape, groups, taintSkipped, waitingOn: q.waitingOn + q.expired },
       capacity,
     );
   }
@@ -288,10 +305,11 @@ export function scheduleTick(input: SchedulingInput, options: ScheduleTickOption
     const pending = q.placeable.slice(q.placedCount);
     const cosched = q.coscheduling;
     if (cosched === null) {
-      preemptors.push({ job: q.job, pending, candidates: candidatesOf(q) });
+      preemptors.push({ jobId: q.jobId, band: q.band, resources: q.resources, deviceKey: q.deviceKey, pending, candidates: candidatesOf(q) });
     } else if (q.waitingOn === 0 && q.expired === 0) {
-      const shape = gangShape(cosched, pending, q.job.taskCount ?? q.indexBound);
-      preemptors.push({ job: q.job, pending, candidates: candidatesOf(q), gang: { groups: groupsOf(q, cosched.groupBy).groups, shape } });
+      const shape = gangShape(cosched, pending, q.taskCount ?? q.indexBound);
+      const gang = { groups: groupsOf(q, cosched.groupBy).groups, shape };
+      preemptors.push({ jobId: q.jobId, band: q.band, resources: q.resources, deviceKey: q.deviceKey, pending, candidates: candidatesOf(q), gang });
     }
   }
   const preemptions = planPreemptions(preemptors, running, workers, capacity);
@@ -339,7 +357,7 @@ export function sortByTaskIndex(tasks: SchedulerTask[]): void {
  * than `L` assignments or does not fit it, and both stay true for the rest of the tick, so the
  * cursor never has to look at it again.
  */
-function pickWorker(candidates: JobCandidates, job: SchedulerJob, capacity: TickCapacity, cursors: Int32Array): number {
+function pickWorker(candidates: JobCandidates, need: ResourceAmounts, capacity: TickCapacity, cursors: Int32Array): number {
   const { order, tiers } = candidates;
   const assigned = capacity.assigned;
   const cap = capacity.maxAssignments;
@@ -350,7 +368,7 @@ function pickWorker(candidates: JobCandidates, job: SchedulerJob, capacity: Tick
       let p = Math.max(cursors[slot] as number, tiers[t] as number);
       while (p < end) {
         const i = order[p] as number;
-        if ((assigned[i] as number) <= level && capacity.fits(i, job.resources)) break;
+        if ((assigned[i] as number) <= level && capacity.fits(i, need)) break;
         p += 1;
       }
       cursors[slot] = p;
