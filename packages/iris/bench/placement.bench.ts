@@ -4,8 +4,14 @@
  * with spend and the preemption pass over the live tasks. Prints figures; asserts nothing.
  *
  * Run alone: `node --conditions=@marin/source --import tsx bench/placement.bench.ts`
+ *
+ * Against another version of the scheduler (a checkout of an earlier commit, e.g. made with
+ * `git worktree add <dir> <rev>`): `… bench/placement.bench.ts --against <dir>/packages/iris`
+ * alternates the two in one process, tick by tick, and prints the CPU time of each, which other
+ * load on the machine disturbs far less than wall time, and whether their results are equal as JSON.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { scheduleTick } from '../src/scheduler/schedule-tick.js';
 import type { PriorityBand } from '../src/scheduler/priority-band.js';
@@ -248,7 +254,80 @@ export function formatPlacementBench(r: PlacementBenchResult): string {
   ].join('\n');
 }
 
+/** One scheduler version's figures in {@link comparePlacement}. */
+export interface PlacementSideFigures {
+  readonly medianCpuMs: number;
+  readonly minCpuMs: number;
+  readonly medianMs: number;
+}
+
+/** What {@link comparePlacement} measured on one snapshot. */
+export interface PlacementComparison {
+  readonly bands: boolean;
+  readonly rounds: number;
+  readonly ours: PlacementSideFigures;
+  readonly theirs: PlacementSideFigures;
+  /** The two results are equal as JSON (assignments, pending reasons, preemptions, expiries). */
+  readonly sameResult: boolean;
+}
+
+type Tick = (input: SchedulingInput) => unknown;
+
+/**
+ * Times this scheduler against `other` on the same generated snapshot, alternating tick by tick
+ * after three warm-up ticks each, so both see the same machine load.
+ */
+export function comparePlacement(other: Tick, options: PlacementBenchOptions & { rounds?: number } = {}): PlacementComparison {
+  const bands = options.bands ?? false;
+  const rounds = options.rounds ?? 21;
+  const input = buildInput(options.workers ?? 1000, options.pendingTasks ?? 10_000, bands);
+  const sides: Array<[Tick, number[], number[]]> = [
+    [scheduleTick, [], []],
+    [other, [], []],
+  ];
+  const sameResult = JSON.stringify(scheduleTick(input)) === JSON.stringify(other(input));
+  for (const [tick] of sides) for (let w = 0; w < 3; w++) tick(input);
+  for (let r = 0; r < rounds; r++) {
+    for (const [tick, cpu, wall] of sides) {
+      const before = process.cpuUsage();
+      const start = performance.now();
+      tick(input);
+      wall.push(performance.now() - start);
+      const used = process.cpuUsage(before);
+      cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const figures = ([, cpu, wall]: [Tick, number[], number[]]): PlacementSideFigures => ({
+    medianCpuMs: median(cpu),
+    minCpuMs: Math.min(...cpu),
+    medianMs: median(wall),
+  });
+  return { bands, rounds, ours: figures(sides[0] as [Tick, number[], number[]]), theirs: figures(sides[1] as [Tick, number[], number[]]), sameResult };
+}
+
+/** Renders a comparison as the lines the bench prints. */
+export function formatPlacementComparison(c: PlacementComparison): string {
+  const side = (f: PlacementSideFigures): string =>
+    `CPU median ${f.medianCpuMs.toFixed(1)} ms (min ${f.minCpuMs.toFixed(1)}), wall median ${f.medianMs.toFixed(1)} ms`;
+  return [
+    `${c.bands ? 'with bands and preemption' : 'without bands'}, ${c.rounds} alternating ticks each (load average ${loadavg()[0]?.toFixed(1)}):`,
+    `  this tree: ${side(c.ours)}`,
+    `  other:     ${side(c.theirs)}`,
+    `  CPU ratio ${(c.ours.medianCpuMs / c.theirs.medianCpuMs).toFixed(2)}; same result as JSON: ${c.sameResult ? 'yes' : 'NO'}`,
+  ].join('\n');
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(formatPlacementBench(runPlacementBench()));
-  console.log(formatPlacementBench(runPlacementBench({ bands: true })));
+  const at = process.argv.indexOf('--against');
+  const against = at >= 0 ? process.argv[at + 1] : undefined;
+  if (against === undefined) {
+    console.log(formatPlacementBench(runPlacementBench()));
+    console.log(formatPlacementBench(runPlacementBench({ bands: true })));
+  } else {
+    const other = (await import(pathToFileURL(join(against, 'src/scheduler/schedule-tick.ts')).href)) as { scheduleTick: Tick };
+    console.log(`placement tick against ${against}: 10000 pending tasks, 1000 workers (nproc ${availableParallelism()})`);
+    console.log(formatPlacementComparison(comparePlacement(other.scheduleTick)));
+    console.log(formatPlacementComparison(comparePlacement(other.scheduleTick, { bands: true })));
+  }
 }
