@@ -14,7 +14,7 @@ import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX } from './actor-main.js';
 import type { ActorHostSpec } from './actor-main.js';
-import { isPythonEntry, pythonPathOf, pythonServeArgs, resolveLocalInterpreter } from './python-actor.js';
+import { isPythonEntry, pythonActorEnv, pythonServeArgs, resolveLocalInterpreter } from './python-actor.js';
 import type { PythonHostSpec } from './python-actor.js';
 
 /** Default of `CreateActorOptions.readyTimeoutMs`. */
@@ -174,7 +174,8 @@ class LocalActorProcess implements ActorEndpoint {
   async address(deadlineMs: number, signal?: AbortSignal): Promise<string> {
     await this.waitForState((s) => s === 'ready' || s === 'dead', deadlineMs, signal);
     if (this.current === 'ready' && this.addr !== undefined) return this.addr;
-    if (this.current === 'dead') throw new FrayError('FRAY_ACTOR_DEAD', `actor "${this.name}" is dead: ${this.reason ?? 'stopped'}`, { details: { actor: this.name } });
+    // A stopping actor is dead to new calls (its address is gone before its state says so).
+    if (this.current === 'dead' || this.stopping) throw new FrayError('FRAY_ACTOR_DEAD', `actor "${this.name}" is dead: ${this.reason ?? 'stopped'}`, { details: { actor: this.name } });
     // Deadline or abort: the caller's bound reports it.
     return new Promise<string>(() => undefined);
   }
@@ -221,7 +222,7 @@ export function createLocalActorBackend(options: LocalActorBackendOptions = {}):
       const interpreter = await resolveLocalInterpreter(entry, name, options.pythonEnvCacheDir, (line) => logger.info(`[actor ${name}] [python-env] ${line}`));
       const { spec } = actorJobSpecOf(entry, name, opts, false);
       const python = { ...(spec.python as PythonHostSpec), interpreter };
-      return { command: interpreter, args: pythonServeArgs(python, spec.args, name), env: { PYTHONPATH: pythonPathOf(python, workspace(), process.env['PYTHONPATH']) } };
+      return { command: interpreter, args: pythonServeArgs(python, spec.args, name), env: pythonActorEnv(python, workspace(), process.env['PYTHONPATH']) };
     }
     const d = files();
     const spec: ActorHostSpec = { module: entry.module, exportName: entry.exportName, args: [...(opts.args ?? [])], name };

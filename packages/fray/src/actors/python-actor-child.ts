@@ -4,7 +4,7 @@ import { FrayError } from '../errors.js';
 import type { ActorHostSpec } from './actor-main.js';
 import { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX, IRIS_ACTOR_ENDPOINT_SUFFIX } from './actor-main.js';
 import { registerIrisEndpoint } from './actor-host.js';
-import { pythonPathOf, pythonServeArgs } from './python-actor.js';
+import { pythonActorEnv, pythonServeArgs } from './python-actor.js';
 import type { PythonHostSpec } from './python-actor.js';
 
 /** SIGTERM → SIGKILL grace for the Python process when this one is stopped. */
@@ -23,7 +23,7 @@ export async function runPythonActorChild(spec: ActorHostSpec, py: PythonHostSpe
   const host = inIris ? process.env['IRIS_ADVERTISE_HOST'] || undefined : undefined;
   const child = spawn(py.interpreter, pythonServeArgs(py, spec.args, spec.name, host), {
     cwd: workspace,
-    env: { ...process.env, PYTHONPATH: pythonPathOf(py, workspace, process.env['PYTHONPATH']), [ACTOR_PARENT_PID_ENV]: String(process.pid) },
+    env: { ...process.env, ...pythonActorEnv(py, workspace, process.env['PYTHONPATH']), [ACTOR_PARENT_PID_ENV]: String(process.pid) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number>((resolve) => {

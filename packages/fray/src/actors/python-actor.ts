@@ -97,6 +97,11 @@ export function pythonPathOf(spec: PythonHostSpec, workspace: string, inherited:
   return [...dirs, ...(inherited === undefined || inherited === '' ? [] : [inherited])].join(':');
 }
 
+/** Environment variables of a Python actor process: its `PYTHONPATH`, and no `.pyc` files written into the workspace. */
+export function pythonActorEnv(spec: PythonHostSpec, workspace: string, inherited: string | undefined): Record<string, string> {
+  return { PYTHONPATH: pythonPathOf(spec, workspace, inherited), PYTHONDONTWRITEBYTECODE: '1' };
+}
+
 /** The command line of a Python actor process: `python -m fray_actors.serve '<spec>'`. */
 export function pythonServeArgs(spec: PythonHostSpec, args: readonly JsonValue[], name: string, host?: string): string[] {
   return ['-u', '-m', 'fray_actors.serve', JSON.stringify({ module: spec.module, attr: spec.attr, args, name, ...(host === undefined ? {} : { host }) })];
