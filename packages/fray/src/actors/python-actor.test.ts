@@ -56,6 +56,6 @@ describe('Python actor entries', () => {
     expect(args.slice(0, 3)).toEqual(['-u', '-m', 'fray_actors.serve']);
     expect(JSON.parse(args[3] as string)).toEqual({ module: 'pkg.scorers', attr: 'Scorer', args: [1, 'two'], name: 'scorer-0', host: '10.0.0.5' });
     expect(pythonActorEnv(py, '/ws', '/inherited')).toEqual({ PYTHONPATH: '/ws/packages/x/python:/ws/packages/fray/python:/inherited', PYTHONDONTWRITEBYTECODE: '1' });
-    expect(pythonActorEnv(py, '/ws', undefined).PYTHONPATH).toBe('/ws/packages/x/python:/ws/packages/fray/python');
+    expect(pythonActorEnv(py, '/ws', undefined)['PYTHONPATH']).toBe('/ws/packages/x/python:/ws/packages/fray/python');
   });
 });
