@@ -33,6 +33,14 @@ actorContract('iris jobs through the job backend', {
   readyTimeoutMs: 8_000,
 });
 
+// Python entries through the job backend (Ray's path: the address from the ready line in the job's log, restarts as
+// new jobs, the lock as each job's pythonEnv), here over Iris jobs.
+actorContract('iris jobs through the job backend, Python entries', {
+  open: () => createJobActorBackend({ client: createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }), ownsClient: true }),
+  readyTimeoutMs: 8_000,
+  entries: pythonEntries(),
+});
+
 describe('Iris actor endpoints', () => {
   it('registers the endpoint "<job id>/actor" while the actor serves and drops it with the task', async () => {
     await using backend = createIrisActorBackend({ controller: cluster.address, inPlace: true, logger: quiet });
