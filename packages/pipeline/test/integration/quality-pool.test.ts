@@ -4,6 +4,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VersionGraph } from '@marin/executor';
+import { createLocalActorBackend } from '@marin/fray';
+import type { ActorBackend } from '@marin/fray';
 import { silentLogger } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partFileName } from '../../src/attributes/attribute-dataset.js';
@@ -76,6 +78,19 @@ describe('computeQualityScores() with an actor pool', () => {
       expect(await partsOf(out)).toEqual(expected);
     }
   }, 240_000);
+
+  it('starts no actor when every part is already done (a rerun after the manifest was lost)', async () => {
+    const out = join(dir, 'pool-1');
+    await rm(join(out, 'quality.json'));
+    const local = createLocalActorBackend({ logger: { info: () => undefined, warn: () => undefined } });
+    let groups = 0;
+    const counting: ActorBackend = { ...local, createActorGroup: (...a) => ((groups += 1), local.createActorGroup(...a)) };
+    const manifest = await computeQualityScores({ source, modelUrl: tinyQualityModelPath(), outputDir: out, actorPool: { size: 2, backend: counting } });
+    await local.close();
+    expect(groups).toBe(0);
+    expect(manifest.documents).toBe(1500);
+    expect(await partsOf(out)).toEqual(await partsOf(reference));
+  }, 120_000);
 
   it('sends the batches of a killed actor to the others and still gives the same values', async () => {
     const out = join(dir, 'killed-one');

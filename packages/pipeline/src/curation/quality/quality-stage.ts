@@ -11,7 +11,7 @@ import { writeParquetPart } from '../../formats/parquet-part-writer.js';
 import { readParquetRecords } from '../../formats/parquet-records.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { ensureCurationPython, scoreWithFasttext } from './fasttext-python.js';
-import { startQualityPool } from './quality-pool.js';
+import { checkQualityPoolOptions, startQualityPool } from './quality-pool.js';
 import type { QualityPool, QualityActorPoolOptions } from './quality-pool.js';
 
 /** Columns of a quality attribute part. */
@@ -72,8 +72,10 @@ async function writeQualityPart(outputUrl: string, scores: AsyncIterable<{ id: s
 }
 
 /** The same task as {@link qualityScoreTask} (same arguments, marker and output), scored by an actor pool. */
-function pooledQualityTask(pool: QualityPool) {
-  return dataflowTask<QualityScoreArgs, { [key: string]: JsonValue }>(async (args, signal) => writeQualityPart(args.output_url, pool.scorePart(args.source_url, args.text_field, signal)));
+function pooledQualityTask(pool: () => Promise<QualityPool>) {
+  return dataflowTask<QualityScoreArgs, { [key: string]: JsonValue }>(async (args, signal) =>
+    writeQualityPart(args.output_url, (await pool()).scorePart(args.source_url, args.text_field, signal)),
+  );
 }
 
 /** Options of {@link computeQualityScores}. */
@@ -129,9 +131,15 @@ export async function computeQualityScores(options: ComputeQualityScoresOptions)
     pool === undefined
       ? await run(qualityScoreTask, options.resources)
       : await withLocalModel(options.modelUrl, async (modelPath) => {
-          await using started = await startQualityPool(pool, modelPath, label);
-          // `return await`: the pool must outlive the run (`await using` disposes when the block exits).
-          return await run(pooledQualityTask(started), null);
+          checkQualityPoolOptions(pool);
+          // Started by the first part that is not done yet: a rerun over finished parts starts no actor.
+          let started: Promise<QualityPool> | undefined;
+          const getPool = (): Promise<QualityPool> => (started ??= startQualityPool(pool, modelPath, label));
+          try {
+            return await run(pooledQualityTask(getPool), null);
+          } finally {
+            if (started !== undefined) await (await started.catch(() => undefined))?.close();
+          }
         });
   const manifest = { main_output_dir: mainDir, documents: results.reduce((s, r) => s + Number(r['documents']), 0) };
   await atomicWrite(manifestUrl, `${JSON.stringify(manifest, null, 2)}\n`);
