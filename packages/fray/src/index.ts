@@ -74,12 +74,15 @@ export type { RayJobSubmission, RayResources, RaySubmissionOptions } from './bac
 export { createLocalActorBackend, DEFAULT_ACTOR_READY_TIMEOUT_MS } from './actors/local-actors.js';
 export type { LocalActorBackendOptions } from './actors/local-actors.js';
 export { startActorGroup } from './actors/actor-backend.js';
-export type { ActorBackend, ActorEntry, CreateActorOptions } from './actors/actor-backend.js';
+export type { ActorBackend, ActorEntry, AnyActorEntry, CreateActorOptions } from './actors/actor-backend.js';
 export { ActorHandle, DEFAULT_ACTOR_CALL_TIMEOUT_MS } from './actors/actor-handle.js';
 export type { ActorCallOptions, ActorEndpoint, ActorProxy, ActorState } from './actors/actor-handle.js';
 export { ActorGroup } from './actors/actor-group.js';
 export type { ActorCallResult } from './actors/actor-group.js';
 export { hostActor, publicMethods } from './actors/actor-host.js';
+export { actorCallSignal } from './actors/call-signal.js';
+export { FRAY_PYTHON_DIR } from './actors/python-actor.js';
+export type { PythonActorEntry, PythonActorEnv, PythonHostSpec } from './actors/python-actor.js';
 export type { HostActorOptions, HostedActor } from './actors/actor-host.js';
 export { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX, IRIS_ACTOR_ENDPOINT_SUFFIX, buildActorInstance, runActorHost } from './actors/actor-main.js';
 export type { ActorHostSpec } from './actors/actor-main.js';

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from concurrent import futures
 from typing import Any
 
@@ -27,6 +28,17 @@ _STATUS = {
     "FRAY_ACTOR_METHOD_FAILED": grpc.StatusCode.UNKNOWN,
 }
 _MAX_MESSAGE = 1024 * 1024 * 1024
+_CALL = threading.local()
+
+
+def call_cancelled() -> bool:
+    """Inside an actor method: whether the caller gave up on this call (cancelled it, or its deadline passed).
+
+    A long method polls it between units of work and returns early; the caller has already got
+    ``FRAY_ACTOR_CALL_CANCELLED`` or ``FRAY_TIMEOUT``, so what it returns is dropped. Outside a call it is False.
+    """
+    context = getattr(_CALL, "context", None)
+    return context is not None and not context.is_active()
 
 
 def public_methods(instance: object) -> dict[str, Any]:
@@ -71,10 +83,13 @@ def host_actor(instance: object, name: str | None = None, host: str = "127.0.0.1
         fn = methods.get(method)
         if fn is None:
             fail(context, "FRAY_ACTOR_METHOD_NOT_FOUND", f'actor "{actor_name}" has no method "{method}"; it has {", ".join(sorted(methods))}')
+        _CALL.context = context
         try:
             value = fn(*frame.get("args", []))
         except Exception as e:  # the method's own failure goes back to the caller with its type name
             fail(context, "FRAY_ACTOR_METHOD_FAILED", str(e), type(e).__name__)
+        finally:
+            _CALL.context = None
         try:
             return encode_frame({"value": value})
         except (ActorError, ValueError, TypeError) as e:

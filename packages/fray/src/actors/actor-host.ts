@@ -1,4 +1,5 @@
 import { FrayError } from '../errors.js';
+import { runWithCallSignal } from './call-signal.js';
 import { ACTOR_CHANNEL_OPTIONS, loadGrpc, rawUnaryMethod } from './grpc.js';
 import {
   ACTOR_CALL_PATH,
@@ -58,7 +59,7 @@ export function publicMethods(instance: object): Map<string, (...args: unknown[]
 }
 
 /** Registers `endpoint` → `address` for the current Iris task; returns the unregistration. */
-async function registerIrisEndpoint(endpoint: string, address: string, actor: string): Promise<() => Promise<void>> {
+export async function registerIrisEndpoint(endpoint: string, address: string, actor: string): Promise<() => Promise<void>> {
   const controller = process.env['IRIS_CONTROLLER_ADDRESS'];
   if (controller === undefined || controller === '') throw new FrayError('FRAY_INVALID_ARGUMENT', 'an actor endpoint needs IRIS_CONTROLLER_ADDRESS (set inside Iris tasks)');
   const { createIrisClient } = await import('@marin/iris');
@@ -97,6 +98,8 @@ export async function hostActor(instance: object, options: HostActorOptions = {}
   };
 
   const server = new grpc.Server(ACTOR_CHANNEL_OPTIONS);
+  /** Calls in flight, aborted when the actor stops serving. */
+  const inFlight = new Set<AbortController>();
   server.addService(
     { Call: rawUnaryMethod(ACTOR_CALL_PATH), Health: rawUnaryMethod(ACTOR_HEALTH_PATH) },
     {
@@ -117,8 +120,18 @@ export async function hostActor(instance: object, options: HostActorOptions = {}
           callback(fail('FRAY_ACTOR_METHOD_NOT_FOUND', `actor "${name}" has no method "${method}"; it has ${[...methods.keys()].join(', ')}`));
           return;
         }
+        // The method sees the call's cancellation through actorCallSignal(): grpc-js reports a client cancel, a passed
+        // deadline and a dropped connection as 'cancelled'.
+        const ac = new AbortController();
+        const cancel = (): void => ac.abort(new FrayError('FRAY_ACTOR_CALL_CANCELLED', `call of "${method}" on actor "${name}" was cancelled by its caller`));
+        call.once('cancelled', cancel);
+        inFlight.add(ac);
         Promise.resolve()
-          .then(() => fn(...args))
+          .then(() => runWithCallSignal(ac.signal, () => fn(...args)))
+          .finally(() => {
+            inFlight.delete(ac);
+            call.removeListener('cancelled', cancel);
+          })
           .then(
             (value) => {
               let frame: Buffer;
@@ -165,6 +178,7 @@ export async function hostActor(instance: object, options: HostActorOptions = {}
   const close = (): Promise<void> =>
     (closed ??= (async () => {
       await unregister();
+      for (const ac of inFlight) ac.abort(new FrayError('FRAY_ACTOR_CALL_CANCELLED', `actor "${name}" stopped serving`));
       // forceShutdown: a long call in flight must not keep a stopping actor alive.
       server.forceShutdown();
     })());

@@ -2,6 +2,8 @@ import { FrayError } from '../errors.js';
 import { loadModuleExport } from '../backends/local/load-module-export.js';
 import type { JsonValue } from '../request/entrypoint.js';
 import { hostActor } from './actor-host.js';
+import type { PythonHostSpec } from './python-actor.js';
+import { runPythonActorChild } from './python-actor-child.js';
 
 /** The stdout line prefix an actor process prints once it serves: `FRAY_ACTOR_READY {"address": "host:port"}`. */
 export const ACTOR_READY_PREFIX = 'FRAY_ACTOR_READY ';
@@ -22,6 +24,8 @@ export interface ActorHostSpec {
   readonly name: string;
   /** Inside an Iris task: register the endpoint `<IRIS_JOB_ID>/actor` with the controller once serving. */
   readonly irisEndpoint?: boolean;
+  /** A Python actor: this process starts `fray_actors.serve` with the interpreter and relays its readiness. */
+  readonly python?: PythonHostSpec;
 }
 
 function isClass(fn: unknown): boolean {
@@ -48,6 +52,10 @@ export async function buildActorInstance(spec: ActorHostSpec, workspace: string)
  */
 export async function runActorHost(spec: ActorHostSpec): Promise<void> {
   const workspace = process.env['FRAY_WORKSPACE'] || process.cwd();
+  if (spec.python !== undefined) {
+    await runPythonActorChild(spec, spec.python, workspace);
+    return;
+  }
   const instance = await buildActorInstance(spec, workspace);
   const inIris = (process.env['IRIS_TASK_ID'] ?? '') !== '';
   const host = inIris ? process.env['IRIS_ADVERTISE_HOST'] || undefined : undefined;

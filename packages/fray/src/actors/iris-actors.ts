@@ -10,11 +10,11 @@ import { sanitizeJobName } from '../request/job-name.js';
 import { createIrisBackend } from '../backends/iris/iris-backend.js';
 import type { IrisBackend } from '../backends/iris/iris-backend.js';
 import { actorBackendOf } from './actor-backend.js';
-import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
+import { actorJobSpecOf } from './actor-backend.js';
+import type { ActorBackend, AnyActorEntry, CreateActorOptions } from './actor-backend.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import { IRIS_ACTOR_ENDPOINT_SUFFIX } from './actor-main.js';
-import type { ActorHostSpec } from './actor-main.js';
 import { DEFAULT_ACTOR_READY_TIMEOUT_MS } from './local-actors.js';
 
 /** The part of an Iris client the actor backend uses to resolve endpoints. */
@@ -183,14 +183,15 @@ export function createIrisActorBackend(options: IrisActorBackendOptions = {}): A
   const actors = new Set<IrisActor>();
   let closed = false;
 
-  const startOne = async (entry: ActorEntry, name: string, opts: CreateActorOptions): Promise<ActorHandle> => {
+  const startOne = async (entry: AnyActorEntry, name: string, opts: CreateActorOptions): Promise<ActorHandle> => {
     if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'the Iris actor backend is closed', { retryable: false });
-    const spec: ActorHostSpec = { module: entry.module, exportName: entry.exportName, args: [...(opts.args ?? [])], name, irisEndpoint: true };
+    const { spec, pythonEnv } = actorJobSpecOf(entry, name, opts, true);
     const job = await fray.submit(
       {
         name: sanitizeJobName(`actor-${name}`),
         entrypoint: Entrypoint.fromModule({ module: '@marin/fray', exportName: 'runActorHost', args: spec as unknown as JsonValue }),
         ...(opts.resources === undefined ? {} : { resources: opts.resources }),
+        ...(pythonEnv === undefined ? {} : { pythonEnv }),
         maxRetriesFailure: opts.maxRestarts ?? 0,
       },
       { adoptExisting: false },

@@ -6,11 +6,11 @@ import { Entrypoint } from '../request/entrypoint.js';
 import type { JsonValue } from '../request/entrypoint.js';
 import { sanitizeJobName } from '../request/job-name.js';
 import { actorBackendOf } from './actor-backend.js';
-import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
+import { actorJobSpecOf } from './actor-backend.js';
+import type { ActorBackend, AnyActorEntry, CreateActorOptions } from './actor-backend.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import { ACTOR_READY_PREFIX } from './actor-main.js';
-import type { ActorHostSpec } from './actor-main.js';
 import { DEFAULT_ACTOR_READY_TIMEOUT_MS } from './local-actors.js';
 
 /** Options of {@link createJobActorBackend}. */
@@ -171,15 +171,16 @@ export function createJobActorBackend(options: JobActorBackendOptions): ActorBac
   const actors = new Set<JobActor>();
   let closed = false;
 
-  const startOne = async (entry: ActorEntry, name: string, opts: CreateActorOptions): Promise<ActorHandle> => {
+  const startOne = async (entry: AnyActorEntry, name: string, opts: CreateActorOptions): Promise<ActorHandle> => {
     if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'the actor backend is closed', { retryable: false });
-    const spec: ActorHostSpec = { module: entry.module, exportName: entry.exportName, args: [...(opts.args ?? [])], name };
+    const { spec, pythonEnv } = actorJobSpecOf(entry, name, opts, false);
     const submit = (restart: number): Promise<JobHandle> =>
       client.submit(
         {
           name: sanitizeJobName(`actor-${name}${restart > 0 ? `-r${restart}` : ''}`),
           entrypoint: Entrypoint.fromModule({ module: '@marin/fray', exportName: 'runActorHost', args: spec as unknown as JsonValue }),
           ...(opts.resources === undefined ? {} : { resources: opts.resources }),
+          ...(pythonEnv === undefined ? {} : { pythonEnv }),
         },
         { adoptExisting: false },
       );

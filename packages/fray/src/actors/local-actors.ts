@@ -8,12 +8,14 @@ import { MODULE_RUNNER_FILE, moduleRunnerNodeFlags, moduleRunnerSource } from '.
 import { findWorkspaceRoot } from '../runner/workspace-root.js';
 import { spawnProcessGroup } from '../backends/local/process-group.js';
 import type { ProcessGroupRun } from '../backends/local/process-group.js';
-import { actorBackendOf } from './actor-backend.js';
-import type { ActorBackend, ActorEntry, CreateActorOptions } from './actor-backend.js';
+import { actorBackendOf, actorJobSpecOf } from './actor-backend.js';
+import type { ActorBackend, AnyActorEntry, CreateActorOptions } from './actor-backend.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX } from './actor-main.js';
 import type { ActorHostSpec } from './actor-main.js';
+import { isPythonEntry, pythonActorEnv, pythonServeArgs, resolveLocalInterpreter } from './python-actor.js';
+import type { PythonHostSpec } from './python-actor.js';
 
 /** Default of `CreateActorOptions.readyTimeoutMs`. */
 export const DEFAULT_ACTOR_READY_TIMEOUT_MS = 60_000;
@@ -30,11 +32,23 @@ export interface LocalActorBackendOptions {
   logger?: FrayLogger;
   /** SIGTERM → SIGKILL grace when an actor is stopped. @default 2000 */
   killGraceMs?: number;
+  /** Where Python actors' environments (entries with a lock) are built and reused. @default rigging's `pythonEnvCacheDir()` */
+  pythonEnvCacheDir?: string;
 }
 
 type Waiter = () => void;
 
-/** One local actor: a supervised OS process (its own process group) running {@link runActorHost}. */
+/** The command line of one local actor process. */
+interface ActorLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * One local actor: a supervised OS process (its own process group) running {@link runActorHost}, or for a Python
+ * entry the Python host itself (`python -m fray_actors.serve`).
+ */
 class LocalActorProcess implements ActorEndpoint {
   private current: ActorState = 'starting';
   private run: ProcessGroupRun | undefined;
@@ -48,8 +62,7 @@ class LocalActorProcess implements ActorEndpoint {
 
   constructor(
     readonly name: string,
-    private readonly argsFile: string,
-    private readonly runner: string,
+    private readonly launch: ActorLaunch,
     private readonly workspace: string,
     private readonly maxRestarts: number,
     private readonly readyTimeoutMs: number,
@@ -87,10 +100,10 @@ class LocalActorProcess implements ActorEndpoint {
     const spawnedAt = this.restarts;
     let ready = false;
     const run = spawnProcessGroup({
-      command: process.execPath,
-      args: [...moduleRunnerNodeFlags('@marin/fray'), this.runner, this.argsFile],
+      command: this.launch.command,
+      args: this.launch.args,
       cwd: this.workspace,
-      env: { ...process.env, FRAY_WORKSPACE: this.workspace, [ACTOR_PARENT_PID_ENV]: String(process.pid) },
+      env: { ...process.env, ...this.launch.env, FRAY_WORKSPACE: this.workspace, [ACTOR_PARENT_PID_ENV]: String(process.pid) },
       onLine: (line, stream) => {
         if (stream === 'stdout' && line.startsWith(ACTOR_READY_PREFIX) && !ready) {
           ready = true;
@@ -161,7 +174,8 @@ class LocalActorProcess implements ActorEndpoint {
   async address(deadlineMs: number, signal?: AbortSignal): Promise<string> {
     await this.waitForState((s) => s === 'ready' || s === 'dead', deadlineMs, signal);
     if (this.current === 'ready' && this.addr !== undefined) return this.addr;
-    if (this.current === 'dead') throw new FrayError('FRAY_ACTOR_DEAD', `actor "${this.name}" is dead: ${this.reason ?? 'stopped'}`, { details: { actor: this.name } });
+    // A stopping actor is dead to new calls (its address is gone before its state says so).
+    if (this.current === 'dead' || this.stopping) throw new FrayError('FRAY_ACTOR_DEAD', `actor "${this.name}" is dead: ${this.reason ?? 'stopped'}`, { details: { actor: this.name } });
     // Deadline or abort: the caller's bound reports it.
     return new Promise<string>(() => undefined);
   }
@@ -202,16 +216,26 @@ export function createLocalActorBackend(options: LocalActorBackendOptions = {}):
     return dir;
   };
 
-  const startOne = async (entry: ActorEntry, name: string, opts: CreateActorOptions): Promise<ActorHandle> => {
-    if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'the local actor backend is closed', { retryable: false });
+  /** A TS actor runs `runActorHost` through the module runner; a Python one is the Python host process itself. */
+  const launchOf = async (entry: AnyActorEntry, name: string, opts: CreateActorOptions): Promise<ActorLaunch> => {
+    if (isPythonEntry(entry)) {
+      const interpreter = await resolveLocalInterpreter(entry, name, options.pythonEnvCacheDir, (line) => logger.info(`[actor ${name}] [python-env] ${line}`));
+      const { spec } = actorJobSpecOf(entry, name, opts, false);
+      const python = { ...(spec.python as PythonHostSpec), interpreter };
+      return { command: interpreter, args: pythonServeArgs(python, spec.args, name), env: pythonActorEnv(python, workspace(), process.env['PYTHONPATH']) };
+    }
     const d = files();
     const spec: ActorHostSpec = { module: entry.module, exportName: entry.exportName, args: [...(opts.args ?? [])], name };
     const argsFile = join(d, `${name}.json`);
     writeFileSync(argsFile, JSON.stringify({ module: '@marin/fray', exportName: 'runActorHost', args: spec, spreadArgs: false }));
+    return { command: process.execPath, args: [...moduleRunnerNodeFlags('@marin/fray'), join(d, MODULE_RUNNER_FILE), argsFile], env: {} };
+  };
+
+  const startOne = async (entry: AnyActorEntry, name: string, opts: CreateActorOptions): Promise<ActorHandle> => {
+    if (closed) throw new FrayError('FRAY_BACKEND_UNAVAILABLE', 'the local actor backend is closed', { retryable: false });
     const actor = new LocalActorProcess(
       name,
-      argsFile,
-      join(d, MODULE_RUNNER_FILE),
+      await launchOf(entry, name, opts),
       workspace(),
       opts.maxRestarts ?? 0,
       opts.readyTimeoutMs ?? DEFAULT_ACTOR_READY_TIMEOUT_MS,

@@ -1,10 +1,46 @@
 // The actor contract: what every actor backend (local processes, Iris jobs) must do the same way. Each backend's
 // integration test registers it with a way to open the backend; actors are real processes serving over gRPC.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActorBackend, ActorEntry, ActorHandle } from '@marin/fray';
+import { PythonEnvSpec, findWorkspaceRoot } from '@marin/fray';
+import type { ActorBackend, AnyActorEntry, ActorHandle, PythonActorEntry } from '@marin/fray';
 
 const FIXTURE = 'packages/fray/test/fixtures/actors.ts';
-const COUNTER: ActorEntry = { module: FIXTURE, exportName: 'Counter' };
+
+/** The entries the contract starts; TS and Python fixtures have the same methods and behaviour. */
+export interface ContractEntries {
+  /** `Counter(start)`: add, get, reverse, echo, sleep, spin, spinState, fail, badResult, pid (and a private `_secret`). */
+  counter: AnyActorEntry;
+  /** A factory of `{ greet(name) }` taking the greeting. */
+  greeter: AnyActorEntry;
+  neverReady: AnyActorEntry;
+  crashOnStart: AnyActorEntry;
+  missingExport: AnyActorEntry;
+}
+
+/** The TypeScript fixtures (test/fixtures/actors.ts). */
+export const TS_ENTRIES: ContractEntries = {
+  counter: { module: FIXTURE, exportName: 'Counter' },
+  greeter: { module: FIXTURE, exportName: 'createGreeter' },
+  neverReady: { module: FIXTURE, exportName: 'neverReady' },
+  crashOnStart: { module: FIXTURE, exportName: 'crashOnStart' },
+  missingExport: { module: FIXTURE, exportName: 'noSuchExport' },
+};
+
+/** The lock of the Python fixtures' environment (grpcio only). */
+export const PYTHON_ACTORS_LOCK = 'packages/fray/test/fixtures/python-actors.lock';
+
+/** The Python fixtures (test/fixtures/py_actors.py), run by the environment of {@link PYTHON_ACTORS_LOCK}. */
+export function pythonEntries(): ContractEntries {
+  const env = PythonEnvSpec.fromLockFile(`${findWorkspaceRoot()}/${PYTHON_ACTORS_LOCK}`);
+  const entry = (python: PythonActorEntry['python']): PythonActorEntry => ({ python, env, pythonPath: ['packages/fray/test/fixtures'] });
+  return {
+    counter: entry({ module: 'py_actors', className: 'Counter' }),
+    greeter: entry({ module: 'py_actors', factory: 'create_greeter' }),
+    neverReady: entry({ module: 'py_actors', factory: 'never_ready' }),
+    crashOnStart: entry({ module: 'py_actors', factory: 'crash_on_start' }),
+    missingExport: entry({ module: 'py_actors', factory: 'no_such_export' }),
+  };
+}
 
 /** How one backend is driven by the contract. */
 export interface ActorContractBackend {
@@ -12,6 +48,8 @@ export interface ActorContractBackend {
   open: () => ActorBackend;
   /** Generous bound on starting one actor on this backend, for never-ready checks. */
   readyTimeoutMs: number;
+  /** The actors to start. @default TS_ENTRIES */
+  entries?: ContractEntries;
 }
 
 interface CounterApi {
@@ -38,6 +76,8 @@ export function actorContract(name: string, setup: ActorContractBackend): void {
   describe(`actors (${name})`, () => {
     let backend: ActorBackend;
     let counter: ActorHandle;
+    const entries = setup.entries ?? TS_ENTRIES;
+    const COUNTER = entries.counter;
 
     beforeAll(async () => {
       backend = setup.open();
@@ -55,11 +95,11 @@ export function actorContract(name: string, setup: ActorContractBackend): void {
       expect(await typed.get()).toBe(16);
       const health = await counter.health();
       expect(health.name).toBe(counter.name);
-      expect([...health.methods].sort()).toEqual(['add', 'badResult', 'echo', 'fail', 'get', 'pid', 'reverse', 'sleep']);
+      expect([...health.methods].sort()).toEqual(['add', 'badResult', 'echo', 'fail', 'get', 'pid', 'reverse', 'sleep', 'spin', 'spinState']);
     });
 
     it('starts an actor from a factory export with its arguments', async () => {
-      await using greeter = await backend.createActor({ module: FIXTURE, exportName: 'createGreeter' }, { args: ['hello'] });
+      await using greeter = await backend.createActor(entries.greeter, { args: ['hello'] });
       expect(await greeter.call('greet', 'marin')).toBe('hello, marin');
     });
 
@@ -109,13 +149,34 @@ export function actorContract(name: string, setup: ActorContractBackend): void {
       expect(already.error).toMatchObject({ code: 'FRAY_ACTOR_CALL_CANCELLED' });
     });
 
+    it('lets the method observe that its call was cancelled, and stop its work on the actor', async () => {
+      const ac = new AbortController();
+      const call = settle(counter.callWithOptions('spin', [60_000], { signal: ac.signal, timeoutMs: 90_000 }));
+      await expect.poll(async () => (await counter.call<{ running: boolean }>('spinState')).running, { timeout: 30_000, interval: 50 }).toBe(true);
+      ac.abort();
+      const r = await call;
+      expect(r.error).toMatchObject({ code: 'FRAY_ACTOR_CALL_CANCELLED' });
+      // The work stops on the actor (long before its 60 s), and reports that it saw the cancellation.
+      await expect.poll(async () => counter.call<{ running: boolean; stoppedEarly: boolean }>('spinState'), { timeout: 20_000, interval: 100 }).toMatchObject({
+        running: false,
+        stoppedEarly: true,
+      });
+      // A deadline is a cancellation too.
+      const late = await settle(counter.callWithOptions('spin', [60_000], { timeoutMs: 1_000 }));
+      expect(late.error).toMatchObject({ code: 'FRAY_TIMEOUT' });
+      await expect.poll(async () => counter.call<{ running: boolean; stoppedEarly: boolean }>('spinState'), { timeout: 20_000, interval: 100 }).toMatchObject({
+        running: false,
+        stoppedEarly: true,
+      });
+    });
+
     it('reports an actor that never serves, or crashes while building, as FRAY_ACTOR_NOT_READY', async () => {
-      const never = await settle(backend.createActor({ module: FIXTURE, exportName: 'neverReady' }, { readyTimeoutMs: setup.readyTimeoutMs }));
+      const never = await settle(backend.createActor(entries.neverReady, { readyTimeoutMs: setup.readyTimeoutMs }));
       expect(never.error).toMatchObject({ code: 'FRAY_ACTOR_NOT_READY' });
       expect(never.ms).toBeLessThan(setup.readyTimeoutMs + 30_000);
-      const crash = await settle(backend.createActor({ module: FIXTURE, exportName: 'crashOnStart' }, { readyTimeoutMs: setup.readyTimeoutMs }));
+      const crash = await settle(backend.createActor(entries.crashOnStart, { readyTimeoutMs: setup.readyTimeoutMs }));
       expect(crash.error).toMatchObject({ code: 'FRAY_ACTOR_NOT_READY' });
-      const missing = await settle(backend.createActor({ module: FIXTURE, exportName: 'noSuchExport' }, { readyTimeoutMs: setup.readyTimeoutMs }));
+      const missing = await settle(backend.createActor(entries.missingExport, { readyTimeoutMs: setup.readyTimeoutMs }));
       expect(missing.error).toMatchObject({ code: 'FRAY_ACTOR_NOT_READY' });
     });
 

@@ -5,7 +5,7 @@ import type { LocalClusterHandle } from '@marin/iris';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Entrypoint, connectIrisActor, createIrisActorBackend, createIrisBackend, createJobActorBackend } from '@marin/fray';
 import type { FrayLogger } from '@marin/fray';
-import { actorContract } from '../contracts/actor.contract.js';
+import { actorContract, pythonEntries } from '../contracts/actor.contract.js';
 
 const quiet: FrayLogger = { info: () => undefined, warn: () => undefined };
 let cluster: LocalClusterHandle;
@@ -19,10 +19,26 @@ afterAll(async () => {
 
 actorContract('iris, in place', { open: () => createIrisActorBackend({ controller: cluster.address, inPlace: true, logger: quiet }), readyTimeoutMs: 8_000 });
 
+// Python entries: the actor job runs with the fixtures' lock as its pythonEnv (built by the worker) and starts the
+// Python host as its child, registering the endpoint for it.
+actorContract('iris, in place, Python entries', {
+  open: () => createIrisActorBackend({ controller: cluster.address, inPlace: true, logger: quiet }),
+  readyTimeoutMs: 8_000,
+  entries: pythonEntries(),
+});
+
 // The generic job backend (the one Ray uses: address from the job's log, restarts as new jobs) over Iris jobs.
 actorContract('iris jobs through the job backend', {
   open: () => createJobActorBackend({ client: createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }), ownsClient: true }),
   readyTimeoutMs: 8_000,
+});
+
+// Python entries through the job backend (Ray's path: the address from the ready line in the job's log, restarts as
+// new jobs, the lock as each job's pythonEnv), here over Iris jobs.
+actorContract('iris jobs through the job backend, Python entries', {
+  open: () => createJobActorBackend({ client: createIrisBackend({ controller: cluster.address, inPlace: true, logger: quiet }), ownsClient: true }),
+  readyTimeoutMs: 8_000,
+  entries: pythonEntries(),
 });
 
 describe('Iris actor endpoints', () => {

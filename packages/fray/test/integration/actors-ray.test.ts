@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createJobActorBackend, createRayClient, silentLogger } from '@marin/fray';
 import { startRayHead } from '@marin/fray/testing';
 import type { RayHead } from '@marin/fray/testing';
-import { actorContract } from '../contracts/actor.contract.js';
+import { actorContract, pythonEntries } from '../contracts/actor.contract.js';
 
 let head: RayHead | undefined;
 
@@ -23,4 +23,16 @@ actorContract('ray, a job hosting the endpoint', {
       ownsClient: true,
     }),
   readyTimeoutMs: 10_000,
+});
+
+// Python entries: each Ray job gets the fixtures' lock as its pythonEnv (built on the node by Fray's launcher) and
+// runs the Python host as the child of runActorHost, whose ready line carries the Python process's address.
+actorContract('ray, a job hosting the endpoint, Python entries', {
+  open: () =>
+    createJobActorBackend({
+      client: createRayClient({ address: head?.address ?? '', python: head?.python ?? 'python', logger: silentLogger, jobPrefix: `p${Date.now().toString(36)}-` }),
+      ownsClient: true,
+    }),
+  readyTimeoutMs: 10_000,
+  entries: pythonEntries(),
 });

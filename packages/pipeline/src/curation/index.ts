@@ -40,6 +40,8 @@ export { generateQualityExamples } from './quality/quality-examples.js';
 export type { LabelledExample } from './quality/quality-examples.js';
 export { QUALITY_COLUMNS, computeQualityScores, qualityScoreTask } from './quality/quality-stage.js';
 export type { ComputeQualityScoresOptions, QualityScoreArgs } from './quality/quality-stage.js';
+export { fasttextActorEntry, startQualityPool } from './quality/quality-pool.js';
+export type { QualityActorPoolOptions, QualityPool } from './quality/quality-pool.js';
 export { SeededRandom } from './synthetic/seeded-random.js';
 export { SyntheticCorpusOptionsSchema, generateSyntheticCorpus, syntheticDocuments } from './synthetic/synthetic-corpus.js';
 export type { SyntheticCorpusOptions, SyntheticDocument } from './synthetic/synthetic-corpus.js';

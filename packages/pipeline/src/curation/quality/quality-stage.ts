@@ -11,6 +11,8 @@ import { writeParquetPart } from '../../formats/parquet-part-writer.js';
 import { readParquetRecords } from '../../formats/parquet-records.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { ensureCurationPython, scoreWithFasttext } from './fasttext-python.js';
+import { checkQualityPoolOptions, startQualityPool } from './quality-pool.js';
+import type { QualityPool, QualityActorPoolOptions } from './quality-pool.js';
 
 /** Columns of a quality attribute part. */
 export const QUALITY_COLUMNS: ParquetColumnSpec[] = [
@@ -33,29 +35,48 @@ export interface QualityScoreArgs extends DataflowTaskArgs {
  */
 export const qualityScoreTask = dataflowTask<QualityScoreArgs, { [key: string]: JsonValue }>(async (args, signal) => {
   const python = await ensureCurationPython({ signal });
-  const local = schemeOf(args.model_url) === 'file' || !args.model_url.includes('://');
-  const tmp = local ? null : await mkdtemp(join(tmpdir(), 'quality-model-'));
-  try {
-    const modelPath = tmp === null ? args.model_url.replace(/^file:\/\//, '') : join(tmp, 'model.bin');
-    if (tmp !== null) await copy(args.model_url, modelPath);
-    let documents = 0;
-    let total = 0;
+  return withLocalModel(args.model_url, async (modelPath) => {
     const records = (async function* () {
       for await (const r of readParquetRecords(args.source_url, { columns: ['id', args.text_field], signal })) yield { id: r['id'] as string, text: r[args.text_field] };
     })();
-    const rows = (async function* () {
-      for await (const s of scoreWithFasttext(records, { python, modelPath, label: args.label, signal })) {
-        documents++;
-        total += s.quality_score;
-        yield s;
-      }
-    })();
-    await writeParquetPart(args.output_url, rows, { columns: QUALITY_COLUMNS });
-    return { documents, mean_quality_score: documents === 0 ? 0 : total / documents };
+    return writeQualityPart(args.output_url, scoreWithFasttext(records, { python, modelPath, label: args.label, signal }));
+  });
+});
+
+/** Runs `fn` with a local path of the model: the file itself, or a temp copy of a remote one (removed after). */
+async function withLocalModel<T>(modelUrl: string, fn: (modelPath: string) => Promise<T>): Promise<T> {
+  const local = schemeOf(modelUrl) === 'file' || !modelUrl.includes('://');
+  const tmp = local ? null : await mkdtemp(join(tmpdir(), 'quality-model-'));
+  try {
+    const modelPath = tmp === null ? modelUrl.replace(/^file:\/\//, '') : join(tmp, 'model.bin');
+    if (tmp !== null) await copy(modelUrl, modelPath);
+    return await fn(modelPath);
   } finally {
     if (tmp !== null) await rm(tmp, { recursive: true, force: true });
   }
-});
+}
+
+/** Writes scored rows as one attribute part (visible only once complete) and returns the task's result. */
+async function writeQualityPart(outputUrl: string, scores: AsyncIterable<{ id: string; quality_score: number }>): Promise<{ [key: string]: JsonValue }> {
+  let documents = 0;
+  let total = 0;
+  const rows = (async function* () {
+    for await (const s of scores) {
+      documents++;
+      total += s.quality_score;
+      yield s;
+    }
+  })();
+  await writeParquetPart(outputUrl, rows, { columns: QUALITY_COLUMNS });
+  return { documents, mean_quality_score: documents === 0 ? 0 : total / documents };
+}
+
+/** The same task as {@link qualityScoreTask} (same arguments, marker and output), scored by an actor pool. */
+function pooledQualityTask(pool: () => Promise<QualityPool>) {
+  return dataflowTask<QualityScoreArgs, { [key: string]: JsonValue }>(async (args, signal) =>
+    writeQualityPart(args.output_url, (await pool()).scorePart(args.source_url, args.text_field, signal)),
+  );
+}
 
 /** Options of {@link computeQualityScores}. */
 export interface ComputeQualityScoresOptions {
@@ -73,6 +94,11 @@ export interface ComputeQualityScoresOptions {
   signal?: AbortSignal;
   /** @default "quality" */
   jobNamePrefix?: string;
+  /**
+   * Score through a pool of fastText actors (each loads the model once) instead of one scorer process per part;
+   * the output is the same. Parts run in this process (`maxParallelism` at once); `resources` is ignored.
+   */
+  actorPool?: QualityActorPoolOptions;
 }
 
 /**
@@ -84,20 +110,37 @@ export async function computeQualityScores(options: ComputeQualityScoresOptions)
   if (await exists(manifestUrl)) return JSON.parse(await readText(manifestUrl)) as { main_output_dir: string; documents: number };
   const parts = await listPartFiles(options.source);
   const mainDir = prefixJoin(options.outputDir, 'outputs/main');
-  const results = await runTasks<QualityScoreArgs, { [key: string]: JsonValue }>({
-    phase: 'score',
-    workDir: prefixJoin(options.outputDir, '.work'),
-    tasks: parts.map((url) => {
-      const name = url.slice(url.lastIndexOf('/') + 1);
-      return { name: name.replace(/\.parquet$/, ''), args: { source_url: url, model_url: options.modelUrl, label: options.label ?? 'hq', output_url: prefixJoin(mainDir, name), text_field: options.textField ?? 'text' } };
-    }),
-    task: qualityScoreTask,
-    exportName: 'qualityScoreTask',
-    resources: options.resources ?? null,
-    maxParallelism: options.maxParallelism ?? 2,
-    signal: options.signal ?? new AbortController().signal,
-    jobNamePrefix: options.jobNamePrefix ?? 'quality',
-  });
+  const label = options.label ?? 'hq';
+  const run = (task: typeof qualityScoreTask, resources: ComputeQualityScoresOptions['resources'] | null) =>
+    runTasks<QualityScoreArgs, { [key: string]: JsonValue }>({
+      phase: 'score',
+      workDir: prefixJoin(options.outputDir, '.work'),
+      tasks: parts.map((url) => {
+        const name = url.slice(url.lastIndexOf('/') + 1);
+        return { name: name.replace(/\.parquet$/, ''), args: { source_url: url, model_url: options.modelUrl, label, output_url: prefixJoin(mainDir, name), text_field: options.textField ?? 'text' } };
+      }),
+      task,
+      exportName: 'qualityScoreTask',
+      resources: resources ?? null,
+      maxParallelism: options.maxParallelism ?? 2,
+      signal: options.signal ?? new AbortController().signal,
+      jobNamePrefix: options.jobNamePrefix ?? 'quality',
+    });
+  const pool = options.actorPool;
+  const results =
+    pool === undefined
+      ? await run(qualityScoreTask, options.resources)
+      : await withLocalModel(options.modelUrl, async (modelPath) => {
+          checkQualityPoolOptions(pool);
+          // Started by the first part that is not done yet: a rerun over finished parts starts no actor.
+          let started: Promise<QualityPool> | undefined;
+          const getPool = (): Promise<QualityPool> => (started ??= startQualityPool(pool, modelPath, label));
+          try {
+            return await run(pooledQualityTask(getPool), null);
+          } finally {
+            if (started !== undefined) await (await started.catch(() => undefined))?.close();
+          }
+        });
   const manifest = { main_output_dir: mainDir, documents: results.reduce((s, r) => s + Number(r['documents']), 0) };
   await atomicWrite(manifestUrl, `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

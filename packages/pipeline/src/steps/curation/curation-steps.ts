@@ -207,13 +207,41 @@ export interface QualityScoreStepConfig {
   output_path: OutputName;
   max_parallelism: number;
   resources: ResourceOptions | null;
+  /** Score through a local pool of fastText actors; not versioned (the scores are the same). */
+  actor_pool: QualityStepActorPool | null;
+}
+
+/** The actor pool of a quality step: how many actors, texts per call. */
+export interface QualityStepActorPool {
+  size: number;
+  batch_size?: number;
 }
 
 /** The quality step's function: `computeQualityScores` on the resolved config. */
 export async function qualityScoreStep(config: Record<string, unknown>, ctx?: Pick<StepContext, 'signal'>): Promise<void> {
-  const c = config as { input_path: string; model_path: string; label: string; text_field: string; output_path: string; max_parallelism: number; resources: ResourceOptions | null };
+  const c = config as {
+    input_path: string;
+    model_path: string;
+    label: string;
+    text_field: string;
+    output_path: string;
+    max_parallelism: number;
+    resources: ResourceOptions | null;
+    actor_pool?: QualityStepActorPool | null;
+  };
   const modelUrl = (await exists(prefixJoin(c.model_path, 'model.bin'))) ? prefixJoin(c.model_path, 'model.bin') : c.model_path;
-  await computeQualityScores({ source: c.input_path, modelUrl, label: c.label, textField: c.text_field, outputDir: c.output_path, maxParallelism: c.max_parallelism, resources: c.resources, ...run(ctx) });
+  const pool = c.actor_pool ?? null;
+  await computeQualityScores({
+    source: c.input_path,
+    modelUrl,
+    label: c.label,
+    textField: c.text_field,
+    outputDir: c.output_path,
+    maxParallelism: c.max_parallelism,
+    resources: c.resources,
+    ...(pool === null ? {} : { actorPool: { size: pool.size, ...(pool.batch_size === undefined ? {} : { batchSize: pool.batch_size }) } }),
+    ...run(ctx),
+  });
 }
 
 /**
@@ -224,7 +252,7 @@ export function defaultQualityScore(
   name: string,
   input: CurationSource,
   model: string | ExecutorStep | InputName,
-  options: CurationRunOptions & { label?: string; textField?: string } = {},
+  options: CurationRunOptions & { label?: string; textField?: string; actorPool?: QualityStepActorPool } = {},
 ): ExecutorStep<QualityScoreStepConfig> {
   return new ExecutorStep<QualityScoreStepConfig>({
     name: `attributes/quality/${name}`,
@@ -237,6 +265,7 @@ export function defaultQualityScore(
       output_path: THIS_OUTPUT_PATH,
       max_parallelism: options.maxParallelism ?? 2,
       resources: resourcesJson(options.resources),
+      actor_pool: options.actorPool ?? null,
     },
   });
 }
