@@ -19,7 +19,7 @@ import type { IdentityStore } from '../controller/store/identity-store.js';
 import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
 import type { RequestHeaders } from './dashboard-auth.js';
 import { DEFAULT_PROXY_TIMEOUT_MS, PROXY_ENDPOINT_HEADER, PROXY_PATH_PREFIX, authorizeEndpoint, forwardHttp, parseProxyPath, resolveNamedEndpoint, resolveProxyPath } from './endpoint-proxy.js';
-import { GrpcEndpointProxy, failGrpcStream } from './grpc-proxy.js';
+import { GrpcEndpointProxy, PROXY_WINDOW_BYTES, failGrpcStream } from './grpc-proxy.js';
 import { dispatchByPreface } from './protocol-sniff.js';
 import { guardedDashboardStop, readLoginForm, whoAmI } from './dashboard-identity.js';
 import { DashboardSessions, loginPage } from './dashboard-sessions.js';
@@ -341,16 +341,17 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       else sendError(res, e);
     });
   });
-  const h2 = createHttp2Server();
+  const h2 = createHttp2Server({ settings: { initialWindowSize: PROXY_WINDOW_BYTES } });
   const h2Sessions = new Set<Http2Session>();
   h2.on('session', (s) => {
     h2Sessions.add(s);
+    s.once('localSettings', () => s.setLocalWindowSize(PROXY_WINDOW_BYTES));
     s.on('close', () => h2Sessions.delete(s));
     s.on('error', () => undefined);
   });
   h2.on('stream', proxyGrpc);
   // One port for the dashboard, `/proxy/…` (HTTP/1.1) and proxied gRPC calls (cleartext HTTP/2).
-  const front = createNetServer((s) => {
+  const front = createNetServer({ noDelay: true }, (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
     s.on('error', () => s.destroy());
