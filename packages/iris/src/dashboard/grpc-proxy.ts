@@ -66,6 +66,7 @@ export class GrpcEndpointProxy {
       return;
     }
     let trailers: IncomingHttpHeaders | undefined;
+    let streaming = false; // the backend's headers went out and its messages are flowing
     up.on('response', (h) => {
       if (stream.destroyed) return;
       const response: OutgoingHttpHeaders = {};
@@ -77,6 +78,7 @@ export class GrpcEndpointProxy {
         return;
       }
       stream.respond(response, { waitForTrailers: true });
+      streaming = true;
       up.pipe(stream);
     });
     up.on('trailers', (t) => {
@@ -93,12 +95,13 @@ export class GrpcEndpointProxy {
       stream.sendTrailers(sent);
     });
     up.on('error', (e) => {
+      if (stream.headersSent && !streaming) return; // already answered (trailers-only)
       failGrpcStream(stream, new IrisError('IRIS_ENDPOINT_UNREACHABLE', `endpoint "${target.name}" at ${target.address} cannot be reached: ${e.message}`, { cause: e }));
     });
     up.on('close', () => {
       // The backend reset the stream (it died, or cancelled): the caller's call ends too.
       if (!stream.destroyed && !stream.headersSent) failGrpcStream(stream, new IrisError('IRIS_ENDPOINT_UNREACHABLE', `endpoint "${target.name}" closed the call`));
-      else if (!stream.destroyed && up.rstCode !== undefined && up.rstCode !== constants.NGHTTP2_NO_ERROR) stream.close(up.rstCode);
+      else if (streaming && !stream.destroyed && up.rstCode !== undefined && up.rstCode !== constants.NGHTTP2_NO_ERROR) stream.close(up.rstCode);
     });
     stream.on('close', () => {
       if (!up.closed) up.close(constants.NGHTTP2_CANCEL);

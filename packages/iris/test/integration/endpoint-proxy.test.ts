@@ -80,7 +80,7 @@ beforeAll(async () => {
   base = cluster.dashboardUrl!.replace(/\/$/, '');
   grpcTarget = new URL(base).host;
 
-  jobId = await alice.launchJob({ name: 'served', command: ['node', BACKEND] });
+  jobId = await alice.launchJob({ name: 'served', command: ['node', BACKEND], maxRetriesFailure: 0 });
   let ports: { http: number; grpc: number } | undefined;
   await pollUntil(
     async () => {
@@ -229,14 +229,17 @@ describe('endpoint proxy: gRPC over the same port', () => {
   });
 });
 
-describe('endpoint proxy: endpoints end with their task', () => {
-  it('answers 404 (HTTP) and NOT_FOUND (gRPC) once the task has ended', async () => {
-    await alice.terminateJob(jobId);
-    await alice.waitForJob(jobId, { timeoutMs: 60_000 });
+describe('endpoint proxy: a backend that dies', () => {
+  it('fails the call in flight at once, then answers 404 (HTTP) and NOT_FOUND (gRPC): the endpoints ended with the task', async () => {
+    const started = Date.now();
+    const e = await grpcCall('/test.Proxy/Die', Buffer.alloc(0), { 'x-iris-endpoint': rpc, ...bearer(aliceKey) }, 60_000).catch((err: unknown) => err);
+    expect(e).toMatchObject({ code: status.UNAVAILABLE });
+    expect(Date.now() - started).toBeLessThan(30_000); // well before the call's 60 s deadline
+    expect((await alice.waitForJob(jobId, { timeoutMs: 60_000 })).state).toBe('FAILED');
     const res = await fetch(`${base}/proxy${web}/echo`, { headers: bearer(aliceKey) });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: 'IRIS_NOT_FOUND' });
-    const e = await grpcCall('/test.Proxy/Echo', Buffer.from('x'), { 'x-iris-endpoint': rpc, ...bearer(aliceKey) }).catch((err: unknown) => err);
-    expect(e).toMatchObject({ code: status.NOT_FOUND });
+    const gone = await grpcCall('/test.Proxy/Echo', Buffer.from('x'), { 'x-iris-endpoint': rpc, ...bearer(aliceKey) }).catch((err: unknown) => err);
+    expect(gone).toMatchObject({ code: status.NOT_FOUND });
   });
 });
