@@ -158,6 +158,19 @@ describe('endpoint proxy: HTTP', () => {
     expect(worker.status).toBe(401);
   });
 
+  it('takes a task\u2019s own job token as its user: alice\u2019s job gets through, bob\u2019s is refused', async () => {
+    await using bob = createIrisClient({ address: cluster.address, token: bobKey });
+    // The task calls the proxy with the IRIS_AUTH_TOKEN its worker gave it and prints the status.
+    const probe = ['node', '-e', "fetch(process.env.PROBE_URL, { headers: { authorization: 'Bearer ' + process.env.IRIS_AUTH_TOKEN } }).then((r) => console.log('PROBE ' + r.status))"];
+    const statusOf = async (c: IrisClient): Promise<string | undefined> => {
+      const id = await c.launchJob({ name: `probe-${Math.random().toString(16).slice(2, 8)}`, command: probe, env: { PROBE_URL: `${base}/proxy${web}/echo` } });
+      await c.waitForJob(id, { timeoutMs: 60_000 });
+      return (await c.fetchLogs({ jobId: id })).entries.find((e) => e.data.startsWith('PROBE '))?.data;
+    };
+    expect(await statusOf(alice)).toBe('PROBE 200');
+    expect(await statusOf(bob)).toBe('PROBE 403');
+  });
+
   it('answers 504 for a backend that never answers and 502 for one nobody listens on, without hanging', async () => {
     const started = Date.now();
     const hung = await fetch(`${base}/proxy${web}/hang`, { headers: bearer(aliceKey) });
