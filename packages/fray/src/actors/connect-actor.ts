@@ -4,6 +4,7 @@ import { FrayError } from '../errors.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
 import type { Grpc } from './grpc.js';
+import { ACTOR_ERROR_CODE_KEY } from './wire.js';
 
 /** Options of {@link connectActor}. */
 export interface ConnectActorOptions {
@@ -13,6 +14,10 @@ export interface ConnectActorOptions {
 
 /** The metadata key that names the endpoint a call through Iris's endpoint proxy goes to. */
 const IRIS_PROXY_ENDPOINT_KEY = 'x-iris-endpoint';
+/** Iris's trailing-metadata key with the exact code of a refusal by the controller. */
+const IRIS_ERROR_CODE_KEY = 'iris-error-code';
+/** The controller's refusals of the caller itself: no retry can help, so they are not "unavailable". */
+const IRIS_REFUSALS = new Set(['IRIS_PERMISSION_DENIED', 'IRIS_UNAUTHENTICATED', 'IRIS_INVALID_ARGUMENT']);
 
 /** A fixed address nobody supervises: the actor is never known dead, only unreachable. */
 class FixedEndpoint implements ActorEndpoint {
@@ -28,9 +33,19 @@ class FixedEndpoint implements ActorEndpoint {
     if (entries.length === 0) return {};
     const interceptor: Interceptor = (options, nextCall) =>
       new grpc.InterceptingCall(nextCall(options), {
-        start(md, listener, next) {
+        start(md, _listener, next) {
           for (const [k, v] of entries) md.set(k, v);
-          next(md, listener);
+          next(md, {
+            // The proxy refused this caller (another user's actor, a bad key or name): a plain
+            // FRAY_INVALID_ARGUMENT with the controller's message, not a retryable FRAY_ACTOR_UNAVAILABLE.
+            onReceiveStatus(status, nextStatus) {
+              const code = status.metadata.get(IRIS_ERROR_CODE_KEY)[0];
+              if (typeof code === 'string' && IRIS_REFUSALS.has(code) && status.metadata.get(ACTOR_ERROR_CODE_KEY).length === 0) {
+                status.metadata.set(ACTOR_ERROR_CODE_KEY, 'FRAY_INVALID_ARGUMENT');
+              }
+              nextStatus(status);
+            },
+          });
         },
       });
     return { interceptors: [interceptor] };

@@ -42,10 +42,10 @@ describe('connectIrisActor({ viaProxy })', () => {
     await using byAddress = await connectIrisActor(name, { controller: cluster.address, token: aliceKey, viaProxy: cluster.dashboardUrl! });
     expect(await byAddress.call('add', 3)).toBe(6);
 
-    // Another user's key is refused by the proxy; the call fails at once with the controller's status as its cause.
+    // Another user's key is refused by the proxy: a non-retryable error at once, the controller's status as its cause.
     await using bob = await connectIrisActor(name, { controller: cluster.address, token: bobKey, viaProxy: true });
     const refused = await bob.callWithOptions('add', [100], { timeoutMs: 20_000 }).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: 'FRAY_ACTOR_UNAVAILABLE' });
+    expect(refused).toMatchObject({ code: 'FRAY_INVALID_ARGUMENT', retryable: false });
     expect((refused as { cause?: { metadata?: { get(k: string): unknown[] } } }).cause?.metadata?.get('iris-error-code')).toEqual(['IRIS_PERMISSION_DENIED']);
     expect(await direct.call('add', 0)).toBe(6); // bob's call never reached the actor
 
