@@ -1,4 +1,4 @@
-import type { Client as GrpcClient, Metadata, ServiceError } from '@grpc/grpc-js';
+import type { ClientOptions, Client as GrpcClient, Metadata, ServiceError } from '@grpc/grpc-js';
 import { FrayError } from '../errors.js';
 import type { FrayErrorCode } from '../errors.js';
 import { ACTOR_CHANNEL_OPTIONS, loadGrpc } from './grpc.js';
@@ -37,6 +37,8 @@ export interface ActorEndpoint {
   deathReason(): string | undefined;
   /** Stops the actor (its process or job); idempotent. */
   stop(): Promise<void>;
+  /** Extra options of the gRPC client that dials `address()` (interceptors adding metadata, e.g. Iris's endpoint proxy). */
+  clientOptions?(grpc: Grpc): ClientOptions;
 }
 
 /** The methods of `T` as async calls, each taking the same arguments and resolving with the awaited result. */
@@ -203,7 +205,7 @@ export class ActorHandle implements AsyncDisposable {
   private clientFor(grpc: Grpc, address: string): GrpcClient {
     if (this.grpc === undefined || this.grpcAddress !== address) {
       this.grpc?.close();
-      this.grpc = new grpc.Client(address, grpc.credentials.createInsecure(), ACTOR_CHANNEL_OPTIONS);
+      this.grpc = new grpc.Client(address, grpc.credentials.createInsecure(), { ...ACTOR_CHANNEL_OPTIONS, ...this.endpoint.clientOptions?.(grpc) });
       this.grpcAddress = address;
     }
     return this.grpc;

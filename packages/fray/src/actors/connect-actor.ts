@@ -1,7 +1,10 @@
+import type { ClientOptions, Interceptor } from '@grpc/grpc-js';
 import { pollUntil } from '@marin/rigging';
 import { FrayError } from '../errors.js';
 import { ActorHandle } from './actor-handle.js';
 import type { ActorEndpoint, ActorState } from './actor-handle.js';
+import type { Grpc } from './grpc.js';
+import { ACTOR_ERROR_CODE_KEY } from './wire.js';
 
 /** Options of {@link connectActor}. */
 export interface ConnectActorOptions {
@@ -9,12 +12,44 @@ export interface ConnectActorOptions {
   name?: string;
 }
 
+/** The metadata key that names the endpoint a call through Iris's endpoint proxy goes to. */
+const IRIS_PROXY_ENDPOINT_KEY = 'x-iris-endpoint';
+/** Iris's trailing-metadata key with the exact code of a refusal by the controller. */
+const IRIS_ERROR_CODE_KEY = 'iris-error-code';
+/** The controller's refusals of the caller itself: no retry can help, so they are not "unavailable". */
+const IRIS_REFUSALS = new Set(['IRIS_PERMISSION_DENIED', 'IRIS_UNAUTHENTICATED', 'IRIS_INVALID_ARGUMENT']);
+
 /** A fixed address nobody supervises: the actor is never known dead, only unreachable. */
 class FixedEndpoint implements ActorEndpoint {
   constructor(
     readonly name: string,
     private readonly addr: string,
+    /** Metadata every call carries (the endpoint name and credential for Iris's proxy). */
+    private readonly metadata: Readonly<Record<string, string>> = {},
   ) {}
+
+  clientOptions(grpc: Grpc): ClientOptions {
+    const entries = Object.entries(this.metadata);
+    if (entries.length === 0) return {};
+    const interceptor: Interceptor = (options, nextCall) =>
+      new grpc.InterceptingCall(nextCall(options), {
+        start(md, _listener, next) {
+          for (const [k, v] of entries) md.set(k, v);
+          next(md, {
+            // The proxy refused this caller (another user's actor, a bad key or name): a plain
+            // FRAY_INVALID_ARGUMENT with the controller's message, not a retryable FRAY_ACTOR_UNAVAILABLE.
+            onReceiveStatus(status, nextStatus) {
+              const code = status.metadata.get(IRIS_ERROR_CODE_KEY)[0];
+              if (typeof code === 'string' && IRIS_REFUSALS.has(code) && status.metadata.get(ACTOR_ERROR_CODE_KEY).length === 0) {
+                status.metadata.set(ACTOR_ERROR_CODE_KEY, 'FRAY_INVALID_ARGUMENT');
+              }
+              nextStatus(status);
+            },
+          });
+        },
+      });
+    return { interceptors: [interceptor] };
+  }
 
   state(): ActorState {
     return 'ready';
@@ -54,6 +89,14 @@ export interface ConnectIrisActorOptions {
   token?: string;
   /** How long to wait for the endpoint to be registered. @default 60000 */
   timeoutMs?: number;
+  /**
+   * Call through the controller's endpoint proxy instead of dialling the actor's registered address: for callers
+   * outside the workers' network. `true` uses the dashboard address the controller reports (`GetClusterStatus`);
+   * a `host:port` (or `http://host:port/`) names the controller's HTTP port as this caller reaches it. Calls carry
+   * the endpoint's name (`x-iris-endpoint`) and `token` as the bearer credential; the controller lets through only
+   * the job's owner or an admin. @default false
+   */
+  viaProxy?: boolean | string;
 }
 
 /**
@@ -81,7 +124,13 @@ export async function connectIrisActor(name: string, options: ConnectIrisActorOp
     if (found === undefined) {
       throw new FrayError('FRAY_ACTOR_NOT_READY', `no Iris endpoint "${name}" was registered within ${options.timeoutMs ?? 60_000} ms`, { details: { endpoint: name } });
     }
-    return connectActor(found, { name });
+    if (options.viaProxy === undefined || options.viaProxy === false) return connectActor(found, { name });
+    const proxy = options.viaProxy === true ? (await iris.clusterStatus()).dashboardUrl : options.viaProxy;
+    if (proxy === '') throw new FrayError('FRAY_ACTOR_NOT_READY', 'the controller serves no dashboard port, so it has no endpoint proxy', { details: { endpoint: name } });
+    const proxyAddress = proxy.includes('://') ? new URL(proxy).host : proxy;
+    const token = options.token ?? process.env['IRIS_AUTH_TOKEN'];
+    const metadata: Record<string, string> = { [IRIS_PROXY_ENDPOINT_KEY]: name, ...(token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` }) };
+    return new ActorHandle(new FixedEndpoint(name, proxyAddress, metadata), false);
   } finally {
     iris.close();
   }

@@ -25,6 +25,8 @@ export const LocalClusterOptionsSchema = z.object({
   port: z.number().int().min(0).max(65535).default(0),
   /** `host:port` of the controller's web dashboard; null serves none. @default "127.0.0.1:0" */
   dashboardBind: z.string().nullable().default('127.0.0.1:0'),
+  /** The endpoint proxy's wait for a backend (see `startController`). @default 120000 */
+  endpointProxyTimeoutMs: z.number().int().positive().optional(),
   /** Shared token for controller and workers. */
   authToken: z.string().min(1).optional(),
   /** `shared-token` (a single-user cluster, zero configuration) or `api-keys` (needs `authToken` for the workers). @default "shared-token" */
@@ -91,6 +93,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     stateDir: o.stateDir,
     bind: `127.0.0.1:${o.port}`,
     dashboardBind: o.dashboardBind,
+    ...(o.endpointProxyTimeoutMs === undefined ? {} : { endpointProxyTimeoutMs: o.endpointProxyTimeoutMs }),
     authToken: o.authToken,
     authMode: o.authMode,
     ...(o.bootstrapAdmin === undefined ? {} : { bootstrapAdmin: o.bootstrapAdmin }),

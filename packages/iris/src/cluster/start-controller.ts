@@ -55,6 +55,12 @@ export const ControllerOptionsSchema = z.object({
    * @default false
    */
   insecure: z.boolean().default(false),
+  /**
+   * How long the endpoint proxy (`/proxy/<endpoint>/…` on the dashboard port) waits for a backend's
+   * response headers, and then between chunks of its body; past it the caller gets 504. Proxied gRPC
+   * calls are bounded by their own deadline instead. @default 120000
+   */
+  endpointProxyTimeoutMs: ms.optional(),
   /** The dashboard's built page assets. @default the package's dist/dashboard */
   dashboardAssetsDir: z.string().min(1).optional(),
   /**
@@ -269,6 +275,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
           experimentPrefixes,
           allowedHosts: o.dashboardHosts ?? (process.env['IRIS_DASHBOARD_HOSTS'] || undefined)?.split(',').map((h) => h.trim()).filter((h) => h !== ''),
           isClosing: () => closing,
+          proxyTimeoutMs: o.endpointProxyTimeoutMs,
         }).catch((e: unknown) => {
           db.close();
           throw e;

@@ -1,5 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** What the auth helpers read of a request: its headers (an HTTP/1.1 request or an HTTP/2 stream's). */
+export interface RequestHeaders {
+  readonly headers: IncomingHttpHeaders;
+}
 
 /** The cookie that carries the controller's token once a page was opened with `?token=`. */
 export const TOKEN_COOKIE = 'iris_token';
@@ -9,7 +14,7 @@ function digest(s: string): Buffer {
 }
 
 /** The value of cookie `name` on `req`, if present. */
-export function cookieValue(req: IncomingMessage, name: string): string | undefined {
+export function cookieValue(req: RequestHeaders, name: string): string | undefined {
   const header = req.headers.cookie;
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {
@@ -29,7 +34,7 @@ export function cookieValue(req: IncomingMessage, name: string): string | undefi
  * The token a request presents: `Authorization: Bearer <token>` (scripts) or the dashboard cookie
  * (the browser, after the `?token=` exchange).
  */
-export function presentedToken(req: IncomingMessage): string | undefined {
+export function presentedToken(req: RequestHeaders): string | undefined {
   const auth = req.headers.authorization;
   if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice('Bearer '.length);
   return cookieValue(req, TOKEN_COOKIE);

@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
+import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +17,10 @@ import type { CallerIdentity } from '../auth/identity.js';
 import type { CallerAuth } from '../controller/services/caller-auth.js';
 import type { IdentityStore } from '../controller/store/identity-store.js';
 import { presentedToken, tokenCookie, tokenMatches } from './dashboard-auth.js';
+import type { RequestHeaders } from './dashboard-auth.js';
+import { DEFAULT_PROXY_TIMEOUT_MS, PROXY_ENDPOINT_HEADER, PROXY_PATH_PREFIX, authorizeEndpoint, forwardHttp, parseProxyPath, resolveNamedEndpoint, resolveProxyPath } from './endpoint-proxy.js';
+import { GrpcEndpointProxy, PROXY_WINDOW_BYTES, failGrpcStream } from './grpc-proxy.js';
+import { dispatchByPreface } from './protocol-sniff.js';
 import { guardedDashboardStop, readLoginForm, whoAmI } from './dashboard-identity.js';
 import { DashboardSessions, loginPage } from './dashboard-sessions.js';
 import { allowedDashboardHosts, bindHostOf, hostHeaderName } from './dashboard-hosts.js';
@@ -36,6 +43,8 @@ export interface DashboardServerOptions extends DashboardApiDeps {
   readonly assetsDir?: string | undefined;
   /** True once the controller is shutting down. */
   readonly isClosing: () => boolean;
+  /** `/proxy/…` HTTP requests wait this long for a backend's response headers, then for each body chunk. @default 120000 */
+  readonly proxyTimeoutMs?: number | undefined;
 }
 
 /** A running dashboard server. */
@@ -61,6 +70,7 @@ const HTTP_STATUS: Readonly<Record<IrisErrorCode, number>> = {
   IRIS_PERMISSION_DENIED: 403,
   IRIS_INSUFFICIENT_RESOURCES: 507,
   IRIS_UNAVAILABLE: 503,
+  IRIS_ENDPOINT_UNREACHABLE: 502,
   IRIS_DEADLINE_EXCEEDED: 504,
   IRIS_CANCELLED: 499,
   IRIS_INTERNAL: 500,
@@ -124,6 +134,48 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
 
   const sessions = options.auth?.mode === 'api-keys' ? new DashboardSessions(options.auth) : undefined;
   const unrestricted: CallerIdentity = { user: null, role: 'admin' };
+  const proxyAgent = new Agent({ keepAlive: true });
+  const grpcProxy = new GrpcEndpointProxy();
+  const proxyTimeoutMs = options.proxyTimeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS;
+
+  /**
+   * Who a `/proxy/…` request or a proxied gRPC call comes from: the dashboard's credentials (a bearer
+   * header: API key, job token or shared token; or the dashboard's cookie). Without auth everyone is the
+   * unrestricted local user, as for every other request of such a controller.
+   */
+  const proxyIdentity = (req: RequestHeaders): CallerIdentity => {
+    if (sessions) return sessions.identify(req);
+    if (!tokenMatches(presentedToken(req), options.authToken)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong auth token; send "authorization: Bearer <token>"');
+    return unrestricted;
+  };
+
+  /** `/proxy/<endpoint name>/<path>`: the caller's identity, then the endpoint, its owner, and the forward. */
+  const proxyHttp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const identity = proxyIdentity(req);
+    const found = resolveProxyPath(options.state, parseProxyPath(req.url ?? '/'));
+    const target = authorizeEndpoint(options.state, identity, found.name, found.taskId, found.address);
+    await forwardHttp(req, res, { target, backendPath: found.backendPath, prefix: found.prefix, timeoutMs: proxyTimeoutMs, agent: proxyAgent });
+  };
+
+  /** A gRPC call on the HTTP/2 side of the port: routed by its `x-iris-endpoint` metadata. */
+  const proxyGrpc = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void => {
+    stream.on('error', () => undefined); // a caller that resets its stream is not the controller's error
+    try {
+      if (options.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
+      const asked = hostHeaderName(headers[':authority'] ?? headers.host);
+      if (asked === null || !allowedHosts.has(asked)) throw new IrisError('IRIS_INVALID_ARGUMENT', `authority "${String(headers[':authority'] ?? '').slice(0, 100)}" is not a name this controller serves; add it with --dashboard-host`);
+      if (!String(headers['content-type'] ?? '').startsWith('application/grpc')) {
+        stream.respond({ ':status': 400, 'content-type': 'text/plain; charset=utf-8' });
+        stream.end('HTTP/2 on this port carries gRPC calls to endpoints (x-iris-endpoint); use HTTP/1.1 for the dashboard and /proxy/\n');
+        return;
+      }
+      const identity = proxyIdentity({ headers });
+      const name = headers[PROXY_ENDPOINT_HEADER];
+      grpcProxy.forward(stream, headers, resolveNamedEndpoint(options.state, identity, typeof name === 'string' ? name : undefined));
+    } catch (e) {
+      failGrpcStream(stream, e);
+    }
+  };
 
   const api = async (req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams, identity: CallerIdentity): Promise<void> => {
     const get = req.method === 'GET' || req.method === 'HEAD';
@@ -268,6 +320,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
         // DNS rebinding: a page elsewhere whose name now resolves here still sends its own name.
         throw new IrisError('IRIS_INVALID_ARGUMENT', `Host "${(req.headers.host ?? '').slice(0, 100)}" is not a name this dashboard serves; add it with --dashboard-host`);
       }
+      // The raw path, before URL normalisation: `/proxy/a/b/../x` must be refused, not resolved.
+      if ((req.url ?? '').startsWith(PROXY_PATH_PREFIX)) return proxyHttp(req, res);
       if (sessions) return sessionRequest(req, res, url, sessions);
       const queryToken = url.searchParams.get('token');
       if (options.authToken !== undefined && queryToken !== null && tokenMatches(queryToken, options.authToken) && !url.pathname.startsWith('/api/')) {
@@ -287,23 +341,38 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       else sendError(res, e);
     });
   });
-  server.on('connection', (s) => {
+  const h2 = createHttp2Server({ settings: { initialWindowSize: PROXY_WINDOW_BYTES } });
+  const h2Sessions = new Set<Http2Session>();
+  h2.on('session', (s) => {
+    h2Sessions.add(s);
+    s.once('localSettings', () => s.setLocalWindowSize(PROXY_WINDOW_BYTES));
+    s.on('close', () => h2Sessions.delete(s));
+    s.on('error', () => undefined);
+  });
+  h2.on('stream', proxyGrpc);
+  // One port for the dashboard, `/proxy/…` (HTTP/1.1) and proxied gRPC calls (cleartext HTTP/2).
+  const front = createNetServer({ noDelay: true }, (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
+    s.on('error', () => s.destroy());
+    dispatchByPreface(s, server, h2);
   });
   const colon = options.bind.lastIndexOf(':');
   const host = options.bind.slice(0, colon);
   const port = await new Promise<number>((resolvePort, reject) => {
-    server.once('error', (e) => reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind the dashboard to "${options.bind}"`, { cause: e })));
-    server.listen(Number(options.bind.slice(colon + 1)), host.replace(/^\[|\]$/g, ''), () => resolvePort((server.address() as AddressInfo).port));
+    front.once('error', (e) => reject(new IrisError('IRIS_UNAVAILABLE', `cannot bind the dashboard to "${options.bind}"`, { cause: e })));
+    front.listen(Number(options.bind.slice(colon + 1)), host.replace(/^\[|\]$/g, ''), () => resolvePort((front.address() as AddressInfo).port));
   });
   const shownHost = host === '0.0.0.0' || host === '[::]' || host === '' ? '127.0.0.1' : host;
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       for (const s of streams) s.abort();
+      grpcProxy.close();
+      proxyAgent.destroy();
+      for (const s of h2Sessions) s.close();
       await new Promise<void>((r) => {
-        server.close(() => r());
+        front.close(() => r());
         server.closeIdleConnections();
         setTimeout(() => {
           for (const s of sockets) s.destroy();

@@ -4,6 +4,7 @@ import type { CallerIdentity } from '../auth/identity.js';
 import type { CallerAuth } from '../controller/services/caller-auth.js';
 import { IrisError } from '../errors.js';
 import { cookieValue } from './dashboard-auth.js';
+import type { RequestHeaders } from './dashboard-auth.js';
 
 /** The cookie naming a dashboard session (per-user API keys). */
 export const SESSION_COOKIE = 'iris_session';
@@ -48,7 +49,7 @@ export class DashboardSessions {
    * Who sent `req`: its session cookie, or an `Authorization: Bearer <API key>` header (scripts).
    * @throws {IrisError} IRIS_UNAUTHENTICATED
    */
-  identify(req: IncomingMessage): CallerIdentity {
+  identify(req: RequestHeaders): CallerIdentity {
     const auth = req.headers.authorization;
     if (typeof auth === 'string' && auth.startsWith('Bearer ')) {
       const identity = this.auth.authenticate(auth.slice('Bearer '.length));

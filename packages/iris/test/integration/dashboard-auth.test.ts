@@ -66,4 +66,29 @@ describe('dashboard with auth on', () => {
     expect(missing.status).toBe(404);
     await expect(missing.json()).resolves.toMatchObject({ code: 'IRIS_JOB_NOT_FOUND' });
   });
+  it('asks the endpoint proxy (HTTP and gRPC) for the shared token before looking anything up', async () => {
+    const base = controller.dashboardUrl!;
+    for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
+      const r = await fetch(`${base}proxy/alice/x/web/`, { headers });
+      expect(r.status).toBe(401);
+      await expect(r.json()).resolves.toMatchObject({ code: 'IRIS_UNAUTHENTICATED' });
+    }
+    // With the token the lookup happens: nothing is registered under that name.
+    const known = await fetch(`${base}proxy/alice/x/web/`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(known.status).toBe(404);
+    await expect(known.json()).resolves.toMatchObject({ code: 'IRIS_NOT_FOUND' });
+    const { Client, Metadata, credentials, status } = await import('@grpc/grpc-js');
+    const grpcCall = (md: Record<string, string>) =>
+      new Promise<unknown>((resolve) => {
+        const c = new Client(new URL(base).host, credentials.createInsecure());
+        const m = new Metadata();
+        for (const [k, v] of Object.entries(md)) m.set(k, v);
+        c.makeUnaryRequest('/x.Y/Z', (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), m, { deadline: new Date(Date.now() + 10_000) }, (e) => {
+          c.close();
+          resolve(e);
+        });
+      });
+    expect(await grpcCall({ 'x-iris-endpoint': '/alice/x/rpc' })).toMatchObject({ code: status.UNAUTHENTICATED });
+    expect(await grpcCall({ 'x-iris-endpoint': '/alice/x/rpc', authorization: `Bearer ${TOKEN}` })).toMatchObject({ code: status.NOT_FOUND });
+  });
 });
