@@ -119,10 +119,13 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
           )),
         );
       }
+      // A lost task must end the bench with its name, not hang it.
+      const deadline = Date.now() + 300_000;
       for (;;) {
         const states = await c.getJobStates(ids);
-        const done = [...states.values()].filter((s) => s === 'SUCCEEDED' || s === 'FAILED' || s === 'KILLED' || s === 'WORKER_FAILED').length;
-        if (done === ids.length) break;
+        const unfinished = [...states].filter(([, s]) => s !== 'SUCCEEDED' && s !== 'FAILED' && s !== 'KILLED' && s !== 'WORKER_FAILED');
+        if (unfinished.length === 0) break;
+        if (Date.now() > deadline) throw new Error(`${unfinished.length} jobs unfinished after 300 s: ${unfinished.slice(0, 5).map(([id, s]) => `${id} ${s}`).join(', ')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       seconds = (performance.now() - start) / 1000;

@@ -6,6 +6,8 @@ export interface SupervisorPoolOptions {
   warm?: number;
   /** Waiting supervisors kept at most; one that finishes a task beyond that exits. @default 16 */
   maxIdle?: number;
+  /** The supervisor program. @default `node bin/task-supervisor.mjs` (tests interpose on its pipes) */
+  command?: readonly string[] | undefined;
 }
 
 /**
@@ -17,6 +19,7 @@ export class SupervisorPool {
   readonly #idle: TaskSupervisor[] = [];
   readonly #warm: number;
   readonly #maxIdle: number;
+  readonly #command: readonly string[] | undefined;
   #closed = false;
   #started = 0;
   #acquired = 0;
@@ -24,6 +27,7 @@ export class SupervisorPool {
   constructor(options: SupervisorPoolOptions = {}) {
     this.#warm = Math.max(0, options.warm ?? 1);
     this.#maxIdle = Math.max(this.#warm, options.maxIdle ?? 16);
+    this.#command = options.command;
     this.#topUp();
   }
 
@@ -66,7 +70,7 @@ export class SupervisorPool {
 
   #start(): TaskSupervisor {
     this.#started += 1;
-    const supervisor = TaskSupervisor.start();
+    const supervisor = TaskSupervisor.start(this.#command);
     supervisor.onReady = () => this.#giveBack(supervisor);
     return supervisor;
   }

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptProcess } from '../../src/worker/attempt-process.js';
@@ -77,5 +78,32 @@ describe('SupervisorPool', () => {
     expect(alive(proc.supervisorPid)).toBe(true);
     proc.release();
     expect(await pollUntil(() => !alive(proc.supervisorPid), { timeoutMs: 10_000 })).toBe(true);
+  }, 30_000);
+
+  it('takes the next task only once the last task\'s output has ended, even when "ready" arrives first', async () => {
+    const slow = new SupervisorPool({ warm: 1, command: [process.execPath, fileURLToPath(new URL('../fixtures/slow-output-supervisor.mjs', import.meta.url))] });
+    try {
+      const spawnOn = (text: string, lines: string[]) =>
+        AttemptProcess.spawn({
+          argv: [process.execPath, '-e', `console.log(${JSON.stringify(text)})`],
+          cwd: dir,
+          env: { PATH: process.env['PATH'] ?? '' },
+          onOutput: (source, line) => lines.push(`${source}:${line}`),
+          supervisors: slow,
+        });
+      const first: string[] = [];
+      const one = await spawnOn('one', first);
+      // Waiting again: its "ready" came at once, its stdout (with the end marker) 300 ms later.
+      await pollUntil(() => slow.idlePids.includes(one.supervisorPid), { timeoutMs: 10_000 });
+      const second: string[] = [];
+      const two = await spawnOn('two', second);
+      expect(two.supervisorPid).toBe(one.supervisorPid);
+      const timeout = new Promise((r) => setTimeout(() => r('timed out'), 10_000));
+      expect(await Promise.race([Promise.all([one.exited, two.exited]).then(() => 'exited'), timeout])).toBe('exited');
+      expect(first).toEqual(['stdout:one']);
+      expect(second).toEqual(['stdout:two']);
+    } finally {
+      slow.close();
+    }
   }, 30_000);
 });
