@@ -349,11 +349,11 @@ export function expireAttemptTimeouts(ctx: LifecycleContext): void {
   const { store, now } = ctx;
   for (const attempt of store.liveAttempts()) {
     if (attempt.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED || attempt.started_at_ms === 0) continue;
+    // Most jobs have no timeout: judged from the cached request before reading any row.
+    const timeoutMs = store.requestOf(attempt.task_id.slice(0, attempt.task_id.lastIndexOf('/')))?.timeoutMs ?? 0;
+    if (timeoutMs <= 0 || now - attempt.started_at_ms < timeoutMs) continue;
     const task = store.task(attempt.task_id);
     if (!task || task.current_attempt_id !== attempt.attempt_id || isTerminalTaskState(task.state)) continue;
-    const job = store.job(task.job_id);
-    const timeoutMs = job ? store.request(job).timeoutMs : 0;
-    if (timeoutMs <= 0 || now - attempt.started_at_ms < timeoutMs) continue;
     const error = `task timed out after ${timeoutMs} ms`;
     stopLiveAttempt(ctx, task.task_id, StopReason.STOP_REASON_TASK_TIMEOUT);
     store.updateAttempt({ ...store.attemptByUid(attempt.attempt_uid)!, error });
