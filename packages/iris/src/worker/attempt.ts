@@ -185,8 +185,7 @@ export class Attempt implements ReconcilableAttempt {
     if (argv.length === 0) return this.#finish('FAILED', 1, 'run command is empty');
     const inPlace = entrypoint?.inPlace === true && entrypoint.workdir !== '';
     const workdir = inPlace ? (entrypoint as { workdir: string }).workdir : this.attemptDir;
-    await rm(this.attemptDir, { recursive: true, force: true });
-    await mkdir(this.attemptDir, { recursive: true });
+    await freshDir(this.attemptDir);
     this.#ports = await allocatePorts(spec.ports);
     const env = buildTaskEnv({
       daemonEnv: this.#ctx.daemonEnv,
@@ -215,7 +214,7 @@ export class Attempt implements ReconcilableAttempt {
     });
     // TMPDIR of an in-place job stays in its own attempt dir, never in the submitter's workspace.
     env['TMPDIR'] = join(this.attemptDir, '.tmp');
-    await mkdir(env['TMPDIR'], { recursive: true });
+    await mkdir(env['TMPDIR']);
 
     // Before setup, so setup commands see the environment too; in-place attempts get it as well.
     const python = spec.environment?.pythonEnv;
@@ -361,6 +360,22 @@ export class Attempt implements ReconcilableAttempt {
     this.#finishedAtMs = Date.now();
     this.#state = state;
   }
+}
+
+/**
+ * Creates `dir` empty: a new directory in the common case (one call), otherwise what a predecessor
+ * left there is removed first.
+ */
+async function freshDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOENT') throw e;
+  }
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
 }
 
 /** Binds port 0 once per name on loopback, records the port and releases it for the task. */

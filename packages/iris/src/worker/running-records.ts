@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pollUntil, terminateProcessGroup } from '@marin/rigging';
 import { z } from 'zod';
@@ -35,6 +35,8 @@ const RecordSchema = z.object({
 export class RunningRecords {
   readonly #dir: string;
   readonly #workerId: string;
+  /** Set once the records' directory exists (it is never removed while the worker runs). */
+  #dirMade: Promise<unknown> | null = null;
 
   constructor(options: { cacheDir: string; workerId: string }) {
     this.#dir = join(options.cacheDir, 'running');
@@ -43,13 +45,19 @@ export class RunningRecords {
 
   /** Records a started attempt process. */
   async add(record: RunningRecord): Promise<void> {
-    await mkdir(this.#dir, { recursive: true });
+    this.#dirMade ??= mkdir(this.#dir, { recursive: true }).catch((e: unknown) => {
+      this.#dirMade = null;
+      throw e;
+    });
+    await this.#dirMade;
     await writeFile(join(this.#dir, `${record.uid}.json`), JSON.stringify({ ...record, workerId: this.#workerId }));
   }
 
   /** Forgets an attempt whose process group is gone. */
   async remove(uid: string): Promise<void> {
-    await rm(join(this.#dir, `${uid}.json`), { force: true });
+    await unlink(join(this.#dir, `${uid}.json`)).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
   }
 
   /**

@@ -125,6 +125,7 @@ export class ControllerStore {
     this.stmts = {
       job: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE job_id = ?`),
       jobRequest: p('SELECT request FROM jobs WHERE job_id = ?'),
+      jobState: p('SELECT state FROM jobs WHERE job_id = ?').pluck(),
       insertJob: p(`INSERT INTO jobs (job_id, parent_id, root_id, user, depth, request, state, error, exit_code, submitted_at_ms,
         root_submitted_at_ms, started_at_ms, finished_at_ms, seq, scheduling_deadline_ms) VALUES (@job_id, @parent_id, @root_id, @user,
         @depth, @request, @state, @error, @exit_code, @submitted_at_ms, @root_submitted_at_ms, @started_at_ms, @finished_at_ms, @seq,
@@ -194,6 +195,11 @@ export class ControllerStore {
 
   job(jobId: string): JobRow | undefined {
     return this.s('job').get(jobId) as JobRow | undefined;
+  }
+
+  /** A job's state alone (what a client polling many jobs asks for); undefined when there is no such job. */
+  jobState(jobId: string): JobState | undefined {
+    return this.s('jobState').get(jobId) as JobState | undefined;
   }
 
   /** The decoded (effective, post-merge) request of a job; cached, since requests never change. */
