@@ -106,4 +106,44 @@ describe('SupervisorPool', () => {
       slow.close();
     }
   }, 30_000);
+
+  it('hands a busy supervisor to a waiting task when it comes back, rather than starting another', async () => {
+    const patient = new SupervisorPool({ warm: 1, growAfterMs: 60_000 });
+    try {
+      const spawnOn = (script: string) =>
+        AttemptProcess.spawn({ argv: [process.execPath, '-e', script], cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, onOutput: () => undefined, supervisors: patient });
+      const first = await spawnOn('setTimeout(() => {}, 300)');
+      const second = spawnOn('process.exit(0)');
+      await pollUntil(() => patient.waitingCount === 1, { timeoutMs: 10_000 });
+      const next = await second;
+      expect(next.supervisorPid).toBe(first.supervisorPid);
+      expect(await first.exited).toMatchObject({ exitCode: 0 });
+      expect(await next.exited).toMatchObject({ exitCode: 0 });
+      expect(patient.stats).toEqual({ started: 1, acquired: 2 });
+    } finally {
+      patient.close();
+    }
+  }, 30_000);
+
+  it('starts another supervisor once a task has waited growAfterMs, and fails tasks still waiting at close', async () => {
+    const growing = new SupervisorPool({ warm: 1, growAfterMs: 50 });
+    try {
+      const spawnOn = () =>
+        AttemptProcess.spawn({ argv: [process.execPath, '-e', 'setTimeout(() => {}, 60_000)'], cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, onOutput: () => undefined, supervisors: growing });
+      const first = await spawnOn();
+      const waitedFrom = performance.now();
+      const second = await spawnOn();
+      expect(performance.now() - waitedFrom).toBeGreaterThanOrEqual(45);
+      expect(second.supervisorPid).not.toBe(first.supervisorPid);
+      expect(growing.stats.started).toBe(2);
+      // Never started: the pool closes first.
+      const slow = new SupervisorPool({ warm: 0, growAfterMs: 60_000 });
+      const third = slow.acquire();
+      slow.close();
+      await expect(third).rejects.toMatchObject({ code: 'IRIS_UNAVAILABLE' });
+      await Promise.all([first.stop(1000), second.stop(1000)]);
+    } finally {
+      growing.close();
+    }
+  }, 30_000);
 });
