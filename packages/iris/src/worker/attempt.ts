@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -214,7 +215,7 @@ export class Attempt implements ReconcilableAttempt {
     });
     // TMPDIR of an in-place job stays in its own attempt dir, never in the submitter's workspace.
     env['TMPDIR'] = join(this.attemptDir, '.tmp');
-    await mkdir(env['TMPDIR']);
+    mkdirSync(env['TMPDIR']);
 
     // Before setup, so setup commands see the environment too; in-place attempts get it as well.
     const python = spec.environment?.pythonEnv;
@@ -276,7 +277,7 @@ export class Attempt implements ReconcilableAttempt {
     const proc = this.#process;
     this.#startedAtMs = proc.startedAtMs;
     this.#state = 'RUNNING';
-    await this.#ctx.running.add({
+    this.#ctx.running.add({
       uid: this.uid,
       pid: proc.pid,
       pgid: proc.pgid,
@@ -288,7 +289,7 @@ export class Attempt implements ReconcilableAttempt {
     // A stop that raced with the spawn still has to reach the new group.
     if (this.#stopReason !== null) void proc.stop(this.#ctx.termTimeoutMs);
     const status = await proc.exited;
-    await this.#ctx.running.remove(this.uid);
+    this.#ctx.running.remove(this.uid);
     proc.sampleUsage();
     if (this.#stopReason !== null) return this.#finish('KILLED', status.exitCode, this.#stopMessage());
     if (status.workerFault !== undefined) return this.#finish('WORKER_FAILED', status.exitCode, status.workerFault);
@@ -368,7 +369,8 @@ export class Attempt implements ReconcilableAttempt {
  */
 async function freshDir(dir: string): Promise<void> {
   try {
-    await mkdir(dir);
+    // Synchronous: a local mkdir costs a fraction of a thread-pool round trip (see DESIGN.md, "Task supervisor").
+    mkdirSync(dir);
     return;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
