@@ -48,6 +48,10 @@ export interface ClusterBenchResult {
    */
   readonly runCpuMsPerJob: number;
   readonly runInProcessCpuMsPerJob: number;
+  /** Control ticks the controller ran from the first submit to the last job done. */
+  readonly ticks: number;
+  /** Task supervisor processes alive at the end of the run (started with the workers or since). */
+  readonly supervisors: number;
 }
 
 /** CPU time of this process's reaped children (and theirs), from /proc/self/stat, in ms. */
@@ -92,6 +96,20 @@ function treeCpuMs(): number {
     stack.push(...(children.get(pid) ?? []));
   }
   return total;
+}
+
+/** Live task supervisors this process started. */
+function supervisorProcesses(): number {
+  let n = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || procTimes(name)?.[0] !== process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('task-supervisor')) n += 1;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
 }
 
 /** USER_HZ; 100 on every Linux this runs on. */
@@ -156,7 +174,10 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     let seconds: number;
     let runCpuMs: number;
     let runOwnCpuMs: number;
+    let ticks: number;
+    let supervisors: number;
     try {
+      const ticksBefore = cluster.controller.tickCount();
       // IRIS_BENCH_PROFILE=<file>: a CPU profile of this process (client, controller, workers) over the run.
       const profilePath = process.env['IRIS_BENCH_PROFILE'];
       const profiler = profilePath ? new Session() : null;
@@ -194,7 +215,8 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
         writeFileSync(profilePath, JSON.stringify(profile));
         profiler.disconnect();
       }
-      if (process.env['DBG']) console.error('supervisors alive', readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => { try { return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('task-supervisor') && procTimes(d)?.[0] === process.pid; } catch { return false; } }).length);
+      ticks = cluster.controller.tickCount() - ticksBefore;
+      supervisors = supervisorProcesses();
     } finally {
       await c.close();
       await cluster.close();
@@ -220,6 +242,8 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
       inProcessCpuMsPerJob: ownCpuMs / jobs,
       runCpuMsPerJob: runCpuMs / jobs,
       runInProcessCpuMsPerJob: runOwnCpuMs / jobs,
+      ticks,
+      supervisors,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -235,7 +259,8 @@ export function formatClusterBench(r: ClusterBenchResult): string {
       `(previously 59.1 with a supervisor started per task, 183.8 before supervisors; load average ${r.throughputLoadAverage.toFixed(2)}), ` +
       `CPU from first submit to last job done ${r.runCpuMsPerJob.toFixed(2)} ms per job, ${r.runInProcessCpuMsPerJob.toFixed(2)} of it in the client, controller and workers ` +
       `(${((availableParallelism() * 1000) / r.runCpuMsPerJob).toFixed(0)} jobs/s if the machine were otherwise idle); ` +
-      `with cluster start and close ${r.cpuMsPerJob.toFixed(1)} ms per job (${r.inProcessCpuMsPerJob.toFixed(1)} in process)`,
+      `with cluster start and close ${r.cpuMsPerJob.toFixed(1)} ms per job (${r.inProcessCpuMsPerJob.toFixed(1)} in process); ` +
+      `${r.ticks} control ticks, ${r.supervisors} task supervisors alive at the end`,
   ].join('\n');
 }
 

@@ -2,7 +2,6 @@ import type { Statement } from 'better-sqlite3';
 import { LaunchJobRequest } from '../../gen/iris/v1/controller.js';
 import { JobState, StopReason, TaskState, WorkerMetadata } from '../../gen/iris/v1/types.js';
 import type { ControllerDatabase } from './database.js';
-import { readMetaNumber, writeMetaNumber } from './database.js';
 import { RESERVATION_HOLDER_NAME } from '../../core/job-names.js';
 import { IrisError } from '../../errors.js';
 
@@ -126,6 +125,12 @@ export class ControllerStore {
       job: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE job_id = ?`),
       jobRequest: p('SELECT request FROM jobs WHERE job_id = ?'),
       jobState: p('SELECT state FROM jobs WHERE job_id = ?').pluck(),
+      metaValue: p('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMetaValue: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      jobsByIds: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE job_id IN (SELECT value FROM json_each(?))`),
+      tasksOfPendingJobs: p(`SELECT * FROM tasks WHERE job_id IN (SELECT job_id FROM tasks WHERE state = ${TaskState.TASK_STATE_PENDING}) ORDER BY job_id, task_index`),
+      pendingTasksWithLiveAttempt: p(`SELECT DISTINCT a.task_id FROM tasks t JOIN attempts a ON a.task_id = t.task_id
+        WHERE t.state = ${TaskState.TASK_STATE_PENDING} AND a.state IN ${LIVE}`).pluck(),
       insertJob: p(`INSERT INTO jobs (job_id, parent_id, root_id, user, depth, request, state, error, exit_code, submitted_at_ms,
         root_submitted_at_ms, started_at_ms, finished_at_ms, seq, scheduling_deadline_ms) VALUES (@job_id, @parent_id, @root_id, @user,
         @depth, @request, @state, @error, @exit_code, @submitted_at_ms, @root_submitted_at_ms, @started_at_ms, @finished_at_ms, @seq,
@@ -188,13 +193,37 @@ export class ControllerStore {
 
   /** Next value of the monotonic insertion sequence (persisted in `meta`). */
   nextSeq(key: 'job_seq' | 'worker_seq'): number {
-    const next = readMetaNumber(this.db, key, 0) + 1;
-    writeMetaNumber(this.db, key, next);
+    // Prepared once: every submit takes a sequence number.
+    const value = this.s('metaValue').get(key) as string | undefined;
+    const next = (value === undefined ? 0 : Number(value)) + 1;
+    this.s('setMetaValue').run(key, String(next));
     return next;
   }
 
   job(jobId: string): JobRow | undefined {
     return this.s('job').get(jobId) as JobRow | undefined;
+  }
+
+  /** The rows of the given jobs (those that exist) by id, in one query. */
+  jobsByIds(jobIds: Iterable<string>): Map<string, JobRow> {
+    const rows = this.s('jobsByIds').all(JSON.stringify([...jobIds])) as JobRow[];
+    return new Map(rows.map((r) => [r.job_id, r]));
+  }
+
+  /** Every task (in `task_index` order) of the jobs that have a PENDING task, by job id, in one query. */
+  tasksOfPendingJobs(): Map<string, TaskRow[]> {
+    const out = new Map<string, TaskRow[]>();
+    for (const t of this.s('tasksOfPendingJobs').all() as TaskRow[]) {
+      const list = out.get(t.job_id);
+      if (list === undefined) out.set(t.job_id, [t]);
+      else list.push(t);
+    }
+    return out;
+  }
+
+  /** PENDING tasks that still have a live attempt (one being stopped before a retry). */
+  pendingTasksWithLiveAttempt(): Set<string> {
+    return new Set(this.s('pendingTasksWithLiveAttempt').all() as string[]);
   }
 
   /** A job's state alone (what a client polling many jobs asks for); undefined when there is no such job. */
