@@ -369,7 +369,7 @@ export class Attempt implements ReconcilableAttempt {
  */
 async function freshDir(dir: string): Promise<void> {
   try {
-    // Synchronous: a local mkdir costs a fraction of a thread-pool round trip (see DESIGN.md, "Task supervisor").
+    // Synchronous: a local mkdir costs a fraction of a thread-pool round trip (docs/benchmarks.md, "Per-job CPU").
     mkdirSync(dir);
     return;
   } catch (e) {
