@@ -5,7 +5,8 @@
  * Run alone: `node --conditions=@marin/source --import tsx bench/cluster.bench.ts`
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,6 +40,18 @@ export interface ClusterBenchResult {
    * depend on what else the machine runs; `cores * 1000 / cpuMsPerJob` bounds jobs/s on an idle machine.
    */
   readonly cpuMsPerJob: number;
+  /** The part of {@link cpuMsPerJob} spent in this process (client, controller, workers). */
+  readonly inProcessCpuMsPerJob: number;
+  /**
+   * CPU per job of the process tree from the first submit to the last job done (no cluster start or
+   * close): what bounds jobs/s. `cores * 1000 / runCpuMsPerJob` is the jobs/s of an otherwise idle machine.
+   */
+  readonly runCpuMsPerJob: number;
+  readonly runInProcessCpuMsPerJob: number;
+  /** Control ticks the controller ran from the first submit to the last job done. */
+  readonly ticks: number;
+  /** Task supervisor processes alive at the end of the run (started with the workers or since). */
+  readonly supervisors: number;
 }
 
 /** CPU time of this process's reaped children (and theirs), from /proc/self/stat, in ms. */
@@ -47,6 +60,56 @@ function childrenCpuMs(): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // cutime and cstime are fields 16 and 17 of stat(5), i.e. 13 and 14 after the command name.
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+
+/** stat(5) fields after the command name: [ppid, utime + stime + cutime + cstime in ms], or null once gone. */
+function procTimes(pid: string): [number, number] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [Number(f[1]), ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / CLOCK_TICKS];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time so far of this process and everything it started: its own and its reaped children's
+ * times, plus the times of every live descendant (supervisors still running, with the tasks they
+ * reaped). Unlike `childrenCpuMs` this counts processes that have not exited yet.
+ */
+function treeCpuMs(): number {
+  const children = new Map<number, number[]>();
+  const cpu = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const t = procTimes(name);
+    if (t === null) continue;
+    cpu.set(Number(name), t[1]);
+    children.set(t[0], [...(children.get(t[0]) ?? []), Number(name)]);
+  }
+  let total = 0;
+  const stack = [process.pid];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    total += cpu.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/** Live task supervisors this process started. */
+function supervisorProcesses(): number {
+  let n = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || procTimes(name)?.[0] !== process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('task-supervisor')) n += 1;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
 }
 
 /** USER_HZ; 100 on every Linux this runs on. */
@@ -109,7 +172,22 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     const cluster = await startLocalCluster({ workers: 4, cpuMillicores: 4000, memoryBytes: 4 * 2 ** 30 });
     const c = cluster.client();
     let seconds: number;
+    let runCpuMs: number;
+    let runOwnCpuMs: number;
+    let ticks: number;
+    let supervisors: number;
     try {
+      const ticksBefore = cluster.controller.tickCount();
+      // IRIS_BENCH_PROFILE=<file>: a CPU profile of this process (client, controller, workers) over the run.
+      const profilePath = process.env['IRIS_BENCH_PROFILE'];
+      const profiler = profilePath ? new Session() : null;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
+      const treeBefore = treeCpuMs();
+      const ownBefore = process.cpuUsage();
       const start = performance.now();
       const ids: string[] = [];
       for (let i = 0; i < jobs; i += 50) {
@@ -119,13 +197,26 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
           )),
         );
       }
+      // A lost task must end the bench with its name, not hang it.
+      const deadline = Date.now() + 300_000;
       for (;;) {
         const states = await c.getJobStates(ids);
-        const done = [...states.values()].filter((s) => s === 'SUCCEEDED' || s === 'FAILED' || s === 'KILLED' || s === 'WORKER_FAILED').length;
-        if (done === ids.length) break;
+        const unfinished = [...states].filter(([, s]) => s !== 'SUCCEEDED' && s !== 'FAILED' && s !== 'KILLED' && s !== 'WORKER_FAILED');
+        if (unfinished.length === 0) break;
+        if (Date.now() > deadline) throw new Error(`${unfinished.length} jobs unfinished after 300 s: ${unfinished.slice(0, 5).map(([id, s]) => `${id} ${s}`).join(', ')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       seconds = (performance.now() - start) / 1000;
+      const own = process.cpuUsage(ownBefore);
+      runOwnCpuMs = (own.user + own.system) / 1000;
+      runCpuMs = treeCpuMs() - treeBefore;
+      if (profiler && profilePath) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(profilePath, JSON.stringify(profile));
+        profiler.disconnect();
+      }
+      ticks = cluster.controller.tickCount() - ticksBefore;
+      supervisors = supervisorProcesses();
     } finally {
       await c.close();
       await cluster.close();
@@ -133,7 +224,8 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
     const ownCpu = process.cpuUsage(cpuBefore);
     // Supervisors exit once their pipes close; their CPU (and their tasks') counts once they are reaped.
     await new Promise((r) => setTimeout(r, 1000));
-    const cpuMs = (ownCpu.user + ownCpu.system) / 1000 + (childrenCpuMs() - childCpuBefore);
+    const ownCpuMs = (ownCpu.user + ownCpu.system) / 1000;
+    const cpuMs = ownCpuMs + (childrenCpuMs() - childCpuBefore);
     return {
       cliMode: mode,
       jobRunRuns: runs,
@@ -147,6 +239,11 @@ export async function runClusterBench(options: { runs?: number; jobs?: number } 
       jobsPerSecond: jobs / seconds,
       throughputLoadAverage: throughputLoad,
       cpuMsPerJob: cpuMs / jobs,
+      inProcessCpuMsPerJob: ownCpuMs / jobs,
+      runCpuMsPerJob: runCpuMs / jobs,
+      runInProcessCpuMsPerJob: runOwnCpuMs / jobs,
+      ticks,
+      supervisors,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -160,7 +257,10 @@ export function formatClusterBench(r: ClusterBenchResult): string {
     `submit -> SUCCEEDED from an in-process client, \`true\`: p50 ${r.inProcessP50Ms.toFixed(0)} ms`,
     `${r.throughputJobs} trivial jobs through ${r.throughputWorkers} workers: ${r.throughputSeconds.toFixed(1)} s, ${r.jobsPerSecond.toFixed(1)} jobs/s ` +
       `(previously 59.1 with a supervisor started per task, 183.8 before supervisors; load average ${r.throughputLoadAverage.toFixed(2)}), ` +
-      `CPU ${r.cpuMsPerJob.toFixed(1)} ms per job (${((availableParallelism() * 1000) / r.cpuMsPerJob).toFixed(0)} jobs/s if the machine were otherwise idle)`,
+      `CPU from first submit to last job done ${r.runCpuMsPerJob.toFixed(2)} ms per job, ${r.runInProcessCpuMsPerJob.toFixed(2)} of it in the client, controller and workers ` +
+      `(${((availableParallelism() * 1000) / r.runCpuMsPerJob).toFixed(0)} jobs/s if the machine were otherwise idle); ` +
+      `with cluster start and close ${r.cpuMsPerJob.toFixed(1)} ms per job (${r.inProcessCpuMsPerJob.toFixed(1)} in process); ` +
+      `${r.ticks} control ticks, ${r.supervisors} task supervisors alive at the end`,
   ].join('\n');
 }
 

@@ -89,6 +89,14 @@ function groupAlive(pgid) {
 
 /** Writes all of `bytes` to `fd`, waiting out a full pipe (the fds may be non-blocking). */
 function writeAll(fd, bytes) {
+  // Almost always the pipe has room: written at once, without a round trip through the thread pool.
+  let written = 0;
+  try {
+    written = writeSync(fd, bytes);
+  } catch (e) {
+    if (e?.code !== 'EAGAIN') return Promise.resolve(); // the daemon is gone
+  }
+  if (written >= bytes.length) return Promise.resolve();
   return new Promise((resolve) => {
     const step = (offset) => {
       if (offset >= bytes.length) return resolve();
@@ -98,7 +106,7 @@ function writeAll(fd, bytes) {
         else resolve(); // the daemon is gone
       });
     };
-    step(0);
+    step(written);
   });
 }
 

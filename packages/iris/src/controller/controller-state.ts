@@ -211,8 +211,8 @@ export class ControllerState {
   getJobStates(jobIds: readonly string[]): Record<string, JobState> {
     const out: Record<string, JobState> = {};
     for (const id of jobIds) {
-      const job = this.store.job(id);
-      if (job) out[id] = job.state;
+      const state = this.store.jobState(id);
+      if (state !== undefined) out[id] = state;
     }
     return out;
   }

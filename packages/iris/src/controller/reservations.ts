@@ -9,7 +9,7 @@ import { recomputeJob } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import type { ControllerStore, JobRow } from './store/store.js';
 import { isTerminalJobState, isTerminalTaskState } from '../wire/task-states.js';
-import { holderJobIdOf, isHolderJobId, taskIdOf } from '../core/job-names.js';
+import { holderJobIdOf, taskIdOf } from '../core/job-names.js';
 import { deviceSpecOf, taskResources } from './request-resources.js';
 
 /** Entries of a request's reservation (none when it has no reservation). */
@@ -93,7 +93,7 @@ export function refreshReservationClaims(ctx: LifecycleContext, workers: readonl
     claimedWorkers.add(c.worker_id);
   }
   const entries: ReservationEntryRequest[] = [];
-  const holders = store.activeJobs().filter((j) => isHolderJobId(j.job_id));
+  const holders = store.activeHolderJobs();
   for (const holder of holders) {
     const parent = holder.parent_id === null ? undefined : store.job(holder.parent_id);
     if (!parent || isTerminalJobState(parent.state)) continue;

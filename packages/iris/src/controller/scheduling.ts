@@ -139,9 +139,11 @@ interface LiveAttemptView {
 
 function liveAttemptViews(store: ControllerStore): LiveAttemptView[] {
   const out: LiveAttemptView[] = [];
-  for (const attempt of store.liveAttempts()) {
-    const jobId = attempt.task_id.slice(0, attempt.task_id.lastIndexOf('/'));
-    const job = store.job(jobId);
+  const attempts = store.liveAttempts();
+  const jobOf = (a: AttemptRow) => a.task_id.slice(0, a.task_id.lastIndexOf('/'));
+  const jobs = store.jobsByIds(new Set(attempts.map(jobOf)));
+  for (const attempt of attempts) {
+    const job = jobs.get(jobOf(attempt));
     if (!job) continue;
     const req = store.request(job);
     out.push({
@@ -197,11 +199,15 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
     effectiveBand(requested, budgets.limits.get(user), (budgets.spend.get(user) ?? 0) + adding);
   const pending = store.pendingTasks();
   const jobIds = new Set(pending.map((t) => t.job_id));
+  // One query each for the rows every pending job needs, not one per job (a tick sees every pending job).
+  const jobRows = store.jobsByIds(jobIds);
+  const tasksOfJob = store.tasksOfPendingJobs();
+  const withLiveAttempt = store.pendingTasksWithLiveAttempt();
   const jobs: SchedulerJob[] = [];
   const tasks: SchedulerTask[] = [];
   for (const jobId of jobIds) {
     if (isHolderJobId(jobId)) continue;
-    const job = store.job(jobId);
+    const job = jobRows.get(jobId);
     if (!job) continue;
     const req = store.request(job);
     const reservation = reservationViewOf(store, job, claimsByJob);
@@ -223,14 +229,14 @@ export function buildSchedulingInput(store: ControllerStore, nowMs: number, limi
       ...(reservation.blockedReason === undefined ? {} : { blockedReason: reservation.blockedReason }),
     });
     // A gang is placed only when all its non-terminal tasks are pending, so the scheduler sees them all.
-    for (const t of store.tasksOfJob(jobId)) {
+    for (const t of tasksOfJob.get(jobId) ?? []) {
       if (isTerminalTaskState(t.state)) continue;
       tasks.push({
         taskId: t.task_id,
         jobId,
         taskIndex: t.task_index,
         state: taskStateName(t.state) as SchedulerTaskState,
-        hasLiveAttempt: t.state === TaskState.TASK_STATE_PENDING && store.liveAttemptOfTask(t.task_id) !== undefined,
+        hasLiveAttempt: t.state === TaskState.TASK_STATE_PENDING && withLiveAttempt.has(t.task_id),
         schedulingDeadlineMs: job.scheduling_deadline_ms > 0 ? job.scheduling_deadline_ms : null,
       });
     }
@@ -349,11 +355,11 @@ export function expireAttemptTimeouts(ctx: LifecycleContext): void {
   const { store, now } = ctx;
   for (const attempt of store.liveAttempts()) {
     if (attempt.stop_reason !== StopReason.STOP_REASON_UNSPECIFIED || attempt.started_at_ms === 0) continue;
+    // Most jobs have no timeout: judged from the cached request before reading any row.
+    const timeoutMs = store.requestOf(attempt.task_id.slice(0, attempt.task_id.lastIndexOf('/')))?.timeoutMs ?? 0;
+    if (timeoutMs <= 0 || now - attempt.started_at_ms < timeoutMs) continue;
     const task = store.task(attempt.task_id);
     if (!task || task.current_attempt_id !== attempt.attempt_id || isTerminalTaskState(task.state)) continue;
-    const job = store.job(task.job_id);
-    const timeoutMs = job ? store.request(job).timeoutMs : 0;
-    if (timeoutMs <= 0 || now - attempt.started_at_ms < timeoutMs) continue;
     const error = `task timed out after ${timeoutMs} ms`;
     stopLiveAttempt(ctx, task.task_id, StopReason.STOP_REASON_TASK_TIMEOUT);
     store.updateAttempt({ ...store.attemptByUid(attempt.attempt_uid)!, error });

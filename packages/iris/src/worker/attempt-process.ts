@@ -43,8 +43,9 @@ export interface SpawnAttemptOptions {
    */
   supervisor?: SupervisorOptions | undefined;
   /**
-   * Where the supervisor comes from: a worker's pool of waiting supervisors, or (without one) a
-   * supervisor started for this process alone, which exits once its task is over.
+   * Where the supervisor comes from: a worker's pool of supervisors (the task may wait there for a
+   * busy one to come back), or (without one) a supervisor started for this process alone, which
+   * exits once its task is over.
    */
   supervisors?: SupervisorPool | undefined;
 }
@@ -128,9 +129,9 @@ export class AttemptProcess {
    * Starts `argv` under a supervisor, as the leader of a new process group.
    * @throws an error with the spawn error's `code` (`ENOENT`, `EACCES`, …) when the command cannot be started
    */
-  static spawn(options: SpawnAttemptOptions): Promise<AttemptProcess> {
+  static async spawn(options: SpawnAttemptOptions): Promise<AttemptProcess> {
     const config = options.supervisor ?? { workerId: '', attemptUid: '', controllerAddress: '', leaseMs: DEFAULT_LEASE_MS, reportTimeoutMs: 0 };
-    const supervisor = options.supervisors?.acquire() ?? oneShot();
+    const supervisor = options.supervisors !== undefined ? await options.supervisors.acquire() : oneShot();
     const marker = randomBytes(12).toString('hex');
     const output = Promise.all([
       supervisor.stdout.begin(marker, (line) => options.onOutput('stdout', line)),

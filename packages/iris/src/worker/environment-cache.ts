@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AttemptProcess } from './attempt-process.js';
@@ -61,7 +62,7 @@ export class EnvironmentCache {
 
   /** Fills `workdir` with a fresh copy of the bundle plus the cached or newly built setup outputs. */
   async prepareWorkdir(options: PrepareWorkdirOptions): Promise<PrepareOutcome> {
-    await mkdir(options.workdir, { recursive: true });
+    mkdirSync(options.workdir, { recursive: true }); // usually there already: no thread-pool round trip
     if (options.bundleTree !== null) await copyTree(options.bundleTree, options.workdir);
     const commands = options.setupCommands.map((c) => [...c]);
     let split = 0;

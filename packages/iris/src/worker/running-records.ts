@@ -1,4 +1,5 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pollUntil, terminateProcessGroup } from '@marin/rigging';
 import { z } from 'zod';
@@ -35,21 +36,33 @@ const RecordSchema = z.object({
 export class RunningRecords {
   readonly #dir: string;
   readonly #workerId: string;
+  /** Set once the records' directory exists (it is never removed while the worker runs). */
+  #dirMade = false;
 
   constructor(options: { cacheDir: string; workerId: string }) {
     this.#dir = join(options.cacheDir, 'running');
     this.#workerId = options.workerId;
   }
 
-  /** Records a started attempt process. */
-  async add(record: RunningRecord): Promise<void> {
-    await mkdir(this.#dir, { recursive: true });
-    await writeFile(join(this.#dir, `${record.uid}.json`), JSON.stringify({ ...record, workerId: this.#workerId }));
+  /**
+   * Records a started attempt process. Synchronous, like {@link remove}: one small local file per
+   * task start, for which a thread-pool round trip (open, write, close) costs several times the write.
+   */
+  add(record: RunningRecord): void {
+    if (!this.#dirMade) {
+      mkdirSync(this.#dir, { recursive: true });
+      this.#dirMade = true;
+    }
+    writeFileSync(join(this.#dir, `${record.uid}.json`), JSON.stringify({ ...record, workerId: this.#workerId }));
   }
 
   /** Forgets an attempt whose process group is gone. */
-  async remove(uid: string): Promise<void> {
-    await rm(join(this.#dir, `${uid}.json`), { force: true });
+  remove(uid: string): void {
+    try {
+      unlinkSync(join(this.#dir, `${uid}.json`));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
   }
 
   /**

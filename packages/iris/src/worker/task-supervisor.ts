@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { IrisError } from '../errors.js';
 import { MAX_LOG_LINE_BYTES } from './log-line.js';
 import { processStartTime } from './resource-usage.js';
 
@@ -76,16 +77,23 @@ export class TaskSupervisor {
       }
       if ('ready' in message) {
         this.#onMessage = null;
-        this.#onReady?.();
+        // The control pipe and the output pipes are read independently: the "ready" line can arrive
+        // before the last task's end markers are read. The supervisor is free only once they are, or
+        // the next task's segment would take over the unfinished one (whose task then never ends).
+        void Promise.all([this.stdout.settled, this.stderr.settled]).then(() => this.#onReady?.());
       } else {
         this.#onMessage?.(message);
       }
     }).then(() => this.#end());
   }
 
-  /** Starts a supervisor process; it waits for a task. */
-  static start(): TaskSupervisor {
-    const child = spawn(process.execPath, [SUPERVISOR_SCRIPT], {
+  /**
+   * Starts a supervisor process; it waits for a task. `command` replaces `node bin/task-supervisor.mjs`
+   * (a test puts a program between the daemon and the supervisor to delay one of its pipes).
+   */
+  static start(command: readonly string[] = [process.execPath, SUPERVISOR_SCRIPT]): TaskSupervisor {
+    const [file, ...args] = command;
+    const child = spawn(file ?? process.execPath, args, {
       cwd: '/',
       // It needs nothing from the environment: each task brings its own (and the PATH to find it on).
       env: {},
@@ -189,6 +197,7 @@ interface Segment {
  */
 export class OutputSegments {
   #segment: Segment | null = null;
+  #settled: Promise<void> = Promise.resolve();
   /** Bytes that might be the start of the marker, held back until the next chunk tells. */
   #held: Buffer = Buffer.alloc(0);
   #ended = false;
@@ -201,11 +210,18 @@ export class OutputSegments {
 
   /** Starts the next task's segment; resolves once its marker was read (or the pipe ended). */
   begin(marker: string, onLine: (line: string) => void): Promise<void> {
-    return new Promise((resolve) => {
+    if (this.#segment !== null) throw new IrisError('IRIS_INTERNAL', 'a task was handed to a supervisor whose last task\'s output has not ended');
+    this.#settled = new Promise((resolve) => {
       if (this.#ended) return resolve();
       this.#held = Buffer.alloc(0);
       this.#segment = { marker: Buffer.from(`\0${marker}\0`), onLine, resolve, decoder: new StringDecoder('utf8'), text: '' };
     });
+    return this.#settled;
+  }
+
+  /** Resolves once no task's output is being read (its marker was read, or the pipe ended). */
+  get settled(): Promise<void> {
+    return this.#settled;
   }
 
   /** The pipe ended: the current segment ends with it. */

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptProcess } from '../../src/worker/attempt-process.js';
@@ -77,5 +78,72 @@ describe('SupervisorPool', () => {
     expect(alive(proc.supervisorPid)).toBe(true);
     proc.release();
     expect(await pollUntil(() => !alive(proc.supervisorPid), { timeoutMs: 10_000 })).toBe(true);
+  }, 30_000);
+
+  it('takes the next task only once the last task\'s output has ended, even when "ready" arrives first', async () => {
+    const slow = new SupervisorPool({ warm: 1, command: [process.execPath, fileURLToPath(new URL('../fixtures/slow-output-supervisor.mjs', import.meta.url))] });
+    try {
+      const spawnOn = (text: string, lines: string[]) =>
+        AttemptProcess.spawn({
+          argv: [process.execPath, '-e', `console.log(${JSON.stringify(text)})`],
+          cwd: dir,
+          env: { PATH: process.env['PATH'] ?? '' },
+          onOutput: (source, line) => lines.push(`${source}:${line}`),
+          supervisors: slow,
+        });
+      const first: string[] = [];
+      const one = await spawnOn('one', first);
+      // Waiting again: its "ready" came at once, its stdout (with the end marker) 300 ms later.
+      await pollUntil(() => slow.idlePids.includes(one.supervisorPid), { timeoutMs: 10_000 });
+      const second: string[] = [];
+      const two = await spawnOn('two', second);
+      expect(two.supervisorPid).toBe(one.supervisorPid);
+      const timeout = new Promise((r) => setTimeout(() => r('timed out'), 10_000));
+      expect(await Promise.race([Promise.all([one.exited, two.exited]).then(() => 'exited'), timeout])).toBe('exited');
+      expect(first).toEqual(['stdout:one']);
+      expect(second).toEqual(['stdout:two']);
+    } finally {
+      slow.close();
+    }
+  }, 30_000);
+
+  it('hands a busy supervisor to a waiting task when it comes back, rather than starting another', async () => {
+    const patient = new SupervisorPool({ warm: 1, growAfterMs: 60_000 });
+    try {
+      const spawnOn = (script: string) =>
+        AttemptProcess.spawn({ argv: [process.execPath, '-e', script], cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, onOutput: () => undefined, supervisors: patient });
+      const first = await spawnOn('setTimeout(() => {}, 300)');
+      const second = spawnOn('process.exit(0)');
+      await pollUntil(() => patient.waitingCount === 1, { timeoutMs: 10_000 });
+      const next = await second;
+      expect(next.supervisorPid).toBe(first.supervisorPid);
+      expect(await first.exited).toMatchObject({ exitCode: 0 });
+      expect(await next.exited).toMatchObject({ exitCode: 0 });
+      expect(patient.stats).toEqual({ started: 1, acquired: 2 });
+    } finally {
+      patient.close();
+    }
+  }, 30_000);
+
+  it('starts another supervisor once a task has waited growAfterMs, and fails tasks still waiting at close', async () => {
+    const growing = new SupervisorPool({ warm: 1, growAfterMs: 50 });
+    try {
+      const spawnOn = () =>
+        AttemptProcess.spawn({ argv: [process.execPath, '-e', 'setTimeout(() => {}, 60_000)'], cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, onOutput: () => undefined, supervisors: growing });
+      const first = await spawnOn();
+      const waitedFrom = performance.now();
+      const second = await spawnOn();
+      expect(performance.now() - waitedFrom).toBeGreaterThanOrEqual(45);
+      expect(second.supervisorPid).not.toBe(first.supervisorPid);
+      expect(growing.stats.started).toBe(2);
+      // Never started: the pool closes first.
+      const slow = new SupervisorPool({ warm: 0, growAfterMs: 60_000 });
+      const third = slow.acquire();
+      slow.close();
+      await expect(third).rejects.toMatchObject({ code: 'IRIS_UNAVAILABLE' });
+      await Promise.all([first.stop(1000), second.stop(1000)]);
+    } finally {
+      growing.close();
+    }
   }, 30_000);
 });

@@ -156,7 +156,7 @@ describe('RunningRecords.killLeftovers()', () => {
   it('leaves a recycled pid alone when the start time differs', async () => {
     const proc = await node('setInterval(() => {}, 1000)');
     const records = new RunningRecords({ cacheDir: dir, workerId: 'w-1' });
-    await records.add({ uid: 'u1', pid: proc.pid, pgid: proc.pgid, startTime: proc.startTime + 1, startedAtMs: 0 });
+    records.add({ uid: 'u1', pid: proc.pid, pgid: proc.pgid, startTime: proc.startTime + 1, startedAtMs: 0 });
     expect(await records.killLeftovers(200)).toEqual([]);
     expect(pidAlive(proc.pid)).toBe(true);
     await proc.stop(1000);

@@ -2,16 +2,23 @@ import type { Statement } from 'better-sqlite3';
 import { LaunchJobRequest } from '../../gen/iris/v1/controller.js';
 import { JobState, StopReason, TaskState, WorkerMetadata } from '../../gen/iris/v1/types.js';
 import type { ControllerDatabase } from './database.js';
-import { readMetaNumber, writeMetaNumber } from './database.js';
+import { RESERVATION_HOLDER_NAME } from '../../core/job-names.js';
+import { IrisError } from '../../errors.js';
 
-/** A `jobs` row. */
+const HOLDER_SUFFIX = `/${RESERVATION_HOLDER_NAME}`;
+
+/**
+ * A `jobs` row. The encoded request is written with the row but not read back with it: the store's
+ * readers leave the blob out (a scheduling tick reads every pending and live job), and `request()`
+ * decodes it once per job and caches it.
+ */
 export interface JobRow {
   job_id: string;
   parent_id: string | null;
   root_id: string;
   user: string;
   depth: number;
-  request: Buffer;
+  request?: Buffer | undefined;
   state: JobState;
   error: string;
   exit_code: number;
@@ -96,6 +103,10 @@ export interface WorkerRow {
   consecutive_failures: number;
 }
 
+/** Every column of `jobs` but the request blob. */
+const JOB_COLUMNS = `job_id, parent_id, root_id, user, depth, state, error, exit_code, submitted_at_ms, root_submitted_at_ms,
+  started_at_ms, finished_at_ms, seq, scheduling_deadline_ms`;
+
 const LIVE = `(${TaskState.TASK_STATE_ASSIGNED}, ${TaskState.TASK_STATE_BUILDING}, ${TaskState.TASK_STATE_RUNNING})`;
 const TERMINAL_JOB = `(${JobState.JOB_STATE_SUCCEEDED}, ${JobState.JOB_STATE_FAILED}, ${JobState.JOB_STATE_KILLED}, ${JobState.JOB_STATE_WORKER_FAILED}, ${JobState.JOB_STATE_UNSCHEDULABLE})`;
 
@@ -111,7 +122,15 @@ export class ControllerStore {
   constructor(readonly db: ControllerDatabase) {
     const p = (sql: string) => db.prepare(sql);
     this.stmts = {
-      job: p('SELECT * FROM jobs WHERE job_id = ?'),
+      job: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE job_id = ?`),
+      jobRequest: p('SELECT request FROM jobs WHERE job_id = ?'),
+      jobState: p('SELECT state FROM jobs WHERE job_id = ?').pluck(),
+      metaValue: p('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMetaValue: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      jobsByIds: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE job_id IN (SELECT value FROM json_each(?))`),
+      tasksOfPendingJobs: p(`SELECT * FROM tasks WHERE job_id IN (SELECT job_id FROM tasks WHERE state = ${TaskState.TASK_STATE_PENDING}) ORDER BY job_id, task_index`),
+      pendingTasksWithLiveAttempt: p(`SELECT DISTINCT a.task_id FROM tasks t JOIN attempts a ON a.task_id = t.task_id
+        WHERE t.state = ${TaskState.TASK_STATE_PENDING} AND a.state IN ${LIVE}`).pluck(),
       insertJob: p(`INSERT INTO jobs (job_id, parent_id, root_id, user, depth, request, state, error, exit_code, submitted_at_ms,
         root_submitted_at_ms, started_at_ms, finished_at_ms, seq, scheduling_deadline_ms) VALUES (@job_id, @parent_id, @root_id, @user,
         @depth, @request, @state, @error, @exit_code, @submitted_at_ms, @root_submitted_at_ms, @started_at_ms, @finished_at_ms, @seq,
@@ -119,8 +138,9 @@ export class ControllerStore {
       updateJob: p(`UPDATE jobs SET state = @state, error = @error, exit_code = @exit_code, started_at_ms = @started_at_ms,
         finished_at_ms = @finished_at_ms WHERE job_id = @job_id`),
       deleteJob: p('DELETE FROM jobs WHERE job_id = ?'),
-      childJobs: p('SELECT * FROM jobs WHERE parent_id = ? ORDER BY seq'),
-      activeJobs: p(`SELECT * FROM jobs WHERE state NOT IN ${TERMINAL_JOB} ORDER BY seq`),
+      childJobs: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE parent_id = ? ORDER BY seq`),
+      activeJobs: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state NOT IN ${TERMINAL_JOB} ORDER BY seq`),
+      activeHolderJobs: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state NOT IN ${TERMINAL_JOB} AND substr(job_id, -${HOLDER_SUFFIX.length}) = '${HOLDER_SUFFIX}' ORDER BY seq`),
       task: p('SELECT * FROM tasks WHERE task_id = ?'),
       tasksOfJob: p('SELECT * FROM tasks WHERE job_id = ? ORDER BY task_index'),
       insertTask: p(`INSERT INTO tasks (task_id, job_id, task_index, state, max_retries_failure, max_retries_preemption)
@@ -173,8 +193,10 @@ export class ControllerStore {
 
   /** Next value of the monotonic insertion sequence (persisted in `meta`). */
   nextSeq(key: 'job_seq' | 'worker_seq'): number {
-    const next = readMetaNumber(this.db, key, 0) + 1;
-    writeMetaNumber(this.db, key, next);
+    // Prepared once: every submit takes a sequence number.
+    const value = this.s('metaValue').get(key) as string | undefined;
+    const next = (value === undefined ? 0 : Number(value)) + 1;
+    this.s('setMetaValue').run(key, String(next));
     return next;
   }
 
@@ -182,17 +204,54 @@ export class ControllerStore {
     return this.s('job').get(jobId) as JobRow | undefined;
   }
 
+  /** The rows of the given jobs (those that exist) by id, in one query. */
+  jobsByIds(jobIds: Iterable<string>): Map<string, JobRow> {
+    const rows = this.s('jobsByIds').all(JSON.stringify([...jobIds])) as JobRow[];
+    return new Map(rows.map((r) => [r.job_id, r]));
+  }
+
+  /** Every task (in `task_index` order) of the jobs that have a PENDING task, by job id, in one query. */
+  tasksOfPendingJobs(): Map<string, TaskRow[]> {
+    const out = new Map<string, TaskRow[]>();
+    for (const t of this.s('tasksOfPendingJobs').all() as TaskRow[]) {
+      const list = out.get(t.job_id);
+      if (list === undefined) out.set(t.job_id, [t]);
+      else list.push(t);
+    }
+    return out;
+  }
+
+  /** PENDING tasks that still have a live attempt (one being stopped before a retry). */
+  pendingTasksWithLiveAttempt(): Set<string> {
+    return new Set(this.s('pendingTasksWithLiveAttempt').all() as string[]);
+  }
+
+  /** A job's state alone (what a client polling many jobs asks for); undefined when there is no such job. */
+  jobState(jobId: string): JobState | undefined {
+    return this.s('jobState').get(jobId) as JobState | undefined;
+  }
+
   /** The decoded (effective, post-merge) request of a job; cached, since requests never change. */
   request(job: JobRow): LaunchJobRequest {
-    let r = this.requests.get(job.job_id);
-    if (!r) {
-      r = LaunchJobRequest.decode(job.request);
-      this.requests.set(job.job_id, r);
-    }
+    const r = this.requests.get(job.job_id) ?? this.#loadRequest(job.job_id, job.request);
+    if (r === undefined) throw new IrisError('IRIS_INTERNAL', `job "${job.job_id}" has no stored request`);
     return r;
   }
 
-  insertJob(row: JobRow): void {
+  /** The decoded request of a job by id, without reading its row; undefined once the job is gone. */
+  requestOf(jobId: string): LaunchJobRequest | undefined {
+    return this.requests.get(jobId) ?? this.#loadRequest(jobId, undefined);
+  }
+
+  #loadRequest(jobId: string, blob: Buffer | undefined): LaunchJobRequest | undefined {
+    const bytes = blob ?? (this.s('jobRequest').get(jobId) as { request: Buffer } | undefined)?.request;
+    if (bytes === undefined) return undefined;
+    const r = LaunchJobRequest.decode(bytes);
+    this.requests.set(jobId, r);
+    return r;
+  }
+
+  insertJob(row: JobRow & { request: Buffer }): void {
     this.requests.delete(row.job_id);
     this.s('insertJob').run(row);
   }
@@ -214,6 +273,11 @@ export class ControllerStore {
 
   activeJobs(): JobRow[] {
     return this.s('activeJobs').all() as JobRow[];
+  }
+
+  /** Active reservation holder jobs (`<job>/:reservation:`), oldest first. */
+  activeHolderJobs(): JobRow[] {
+    return this.s('activeHolderJobs').all() as JobRow[];
   }
 
   task(taskId: string): TaskRow | undefined {
