@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -158,8 +159,10 @@ export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHea
     async () => {
       if (exitedEarly) return true;
       try {
-        const res = await fetch(`${address}/api/jobs/`, { signal: AbortSignal.timeout(2000) });
-        ready = res.ok;
+        // The Jobs API answers before the head's dashboard agent is up, and a submission until then waits 10 s for it
+        // and fails "No available agent" (seen on a loaded machine): ready means both answer.
+        const jobs = await fetch(`${address}/api/jobs/`, { signal: AbortSignal.timeout(2000) });
+        ready = jobs.ok && (await plainGetStatus(`http://127.0.0.1:${agentHttp}/api/healthz`)) === 200;
       } catch {
         // not up yet
       }
@@ -178,4 +181,19 @@ export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHea
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/**
+ * The status of a GET sent with node:http, or 0 when nothing answered in 2 s. Not `fetch`: the agent refuses
+ * anything carrying `Sec-Fetch-*` headers (it blocks browsers), and undici always sends them.
+ */
+function plainGetStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpGet(url, { timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
 }
