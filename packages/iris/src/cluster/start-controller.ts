@@ -17,9 +17,10 @@ import { BundleStore } from '../controller/store/bundle-store.js';
 import { CallerAuth } from '../controller/services/caller-auth.js';
 import { IdentityStore } from '../controller/store/identity-store.js';
 import { createClusterService } from '../controller/services/cluster-service.js';
+import { WorkerProcessRelay } from '../controller/services/worker-process.js';
 import { ControlLoop } from '../controller/control-loop.js';
 import { queryState } from '../controller/store/state-query.js';
-import { ProcessIntrospection } from '../controller/services/process-introspection.js';
+import { ProcessIntrospection } from '../wire/process-introspection.js';
 import { checkExposure } from './exposure.js';
 import { createControllerService, withMalformedRequests } from '../controller/services/controller-service.js';
 import { ControllerState } from '../controller/controller-state.js';
@@ -302,6 +303,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
       checkpoint,
       queryState: (q) => queryState(db, { sql: q.sql, maxRows: q.maxRows, timeoutMs: q.timeoutMs }),
       introspection,
+      workers: new WorkerProcessRelay((id) => state.store.worker(id)?.address, authToken),
     }),
   );
   const port = await new Promise<number>((resolve, reject) =>
