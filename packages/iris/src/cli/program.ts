@@ -402,6 +402,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--dashboard-bind <host:port>', 'web dashboard address ("none" serves none)', '127.0.0.1:0')
     .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
     .option('--fresh', 'start from an empty state')
+    .option('--log-archive <url>', 'where task logs are archived when their job ends: a directory or gs://… (default $IRIS_LOG_ARCHIVE, else <state dir>/log-archive)')
     .option('--auth <mode>', 'shared-token (default: IRIS_AUTH_TOKEN, or no auth without one) or api-keys (per-user keys; IRIS_AUTH_TOKEN is then the workers\' token)')
     .option('--bootstrap-admin <user>', 'with api-keys and no users yet: create this admin and write its key to <state dir>/bootstrap-admin.key')
     .option('--experiment-prefix <prefix>', 'a prefix the dashboard may show experiments of (repeatable; default $IRIS_EXPERIMENT_PREFIXES, else the local prefix)', collect, [])
