@@ -4,7 +4,7 @@ import type { LogQuery } from '../gen/iris/v1/controller.js';
 import type { LogEntry } from '../gen/iris/v1/types.js';
 import { logEntryFromProto, logEntryToProto } from '../wire/proto-views.js';
 import type { LogEntry as DomainLogEntry } from '../core/job-types.js';
-import { parseTaskId } from '../core/job-names.js';
+import { parseJobName, parseTaskId } from '../core/job-names.js';
 import { DEFAULT_LOG_LINES, MAX_LOG_LINES, MAX_PAGE_BYTES } from './store/log-store.js';
 import type { LogPage } from './store/log-store.js';
 import type { JobToArchive, StoredLogLine } from './store/log-archive-store.js';
@@ -39,9 +39,12 @@ interface JobMarker {
 export class LogArchive {
   constructor(readonly prefix: string) {}
 
-  /** Where one job's files live (its children below it). */
+  /**
+   * Where one job's files live (its children below it).
+   * @throws {IrisError} IRIS_INVALID_ARGUMENT for an id that is not a job id (so no path leaves the archive)
+   */
   jobUrl(jobId: string): string {
-    return prefixJoin(this.prefix, jobId.replace(/^\/+/, ''));
+    return prefixJoin(this.prefix, parseJobName(jobId, 'job_id').id.slice(1));
   }
 
   /** The file of one task attempt. */

@@ -96,6 +96,9 @@ describe('LogArchiver', () => {
     expect((await queryLogs(h.state, LogQuery.fromPartial({ jobId }))).entries).toHaveLength(6);
     // An unknown job with no archive is an empty page, as before.
     expect((await queryLogs(h.state, LogQuery.fromPartial({ jobId: '/alice/never' }))).entries).toEqual([]);
+    // An id that is no job id never becomes a path: the database answers it (with nothing).
+    expect((await queryLogs(h.state, LogQuery.fromPartial({ jobId: '/alice/../../etc' }))).entries).toEqual([]);
+    expect(() => s.archive.jobUrl('/alice/..')).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));
   });
 
   it('finishes an archive interrupted between writing files and recording them, without doubling a line', async () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogQuery } from '../gen/iris/v1/controller.js';
-import { parseTaskId } from '../core/job-names.js';
+import { parseJobName, parseTaskId } from '../core/job-names.js';
 import type { ControllerState } from './controller-state.js';
 import { isArchiveCursor } from './log-archive.js';
 import type { LogPage } from './store/log-store.js';
@@ -96,12 +96,31 @@ export async function queryLogs(state: ControllerState, q: LogQuery): Promise<Lo
   if (archive === undefined) return state.logs.query(q);
   if (isArchiveCursor(q.cursor)) return (await archive.query(q)) ?? { entries: [], cursor: q.cursor, truncated: false };
   if (q.cursor === '') {
-    const jobId = q.taskId !== '' ? parseTaskId(q.taskId).jobId : q.jobId;
+    const jobId = q.taskId !== '' ? jobOfTask(q.taskId) : q.jobId;
     const children = q.taskId === '' && (q.includeChildren ?? true);
-    if (jobId !== '' && (state.store.job(jobId) === undefined || state.logArchive.hasPrunedLines(jobId, children))) {
+    if (isJobId(jobId) && (state.store.job(jobId) === undefined || state.logArchive.hasPrunedLines(jobId, children))) {
       const archived = await archive.query(q);
       if (archived !== undefined) return archived;
     }
   }
   return state.logs.query(q);
+}
+
+/** The job of a task id, or '' for a malformed one. */
+function jobOfTask(taskId: string): string {
+  try {
+    return parseTaskId(taskId).jobId;
+  } catch {
+    return '';
+  }
+}
+
+/** True for a well-formed job id; anything else is answered by the database alone. */
+function isJobId(jobId: string): boolean {
+  try {
+    parseJobName(jobId);
+    return true;
+  } catch {
+    return false;
+  }
 }
