@@ -63,8 +63,9 @@ export class LogArchive {
     const jobUrl = this.jobUrl(job.jobId);
     const markerUrl = `${jobUrl}/job.json`;
     if (await exists(markerUrl)) {
-      const marker = JSON.parse(await readText(markerUrl)) as JobMarker;
-      if (marker.submittedAtMs !== job.submittedAtMs) await this.#removeTaskFiles(jobUrl);
+      // An unreadable marker is rewritten below; the files beside it are kept (merged), never removed.
+      const marker = parseMarker(await readText(markerUrl));
+      if (marker !== undefined && marker.submittedAtMs !== job.submittedAtMs) await this.#removeTaskFiles(jobUrl);
     }
     const byAttempt = new Map<string, LogEntry[]>();
     let throughId = 0;
@@ -134,6 +135,15 @@ export class LogArchive {
       const name = entry.url.replace(/\/+$/, '').slice(entry.url.replace(/\/+$/, '').lastIndexOf('/') + 1);
       if (/^\d+$/.test(name) || name === 'job.json') await rm(entry.url, { recursive: true });
     }
+  }
+}
+
+function parseMarker(text: string): JobMarker | undefined {
+  try {
+    const m = JSON.parse(text) as Partial<JobMarker> | null;
+    return typeof m?.submittedAtMs === 'number' ? (m as JobMarker) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

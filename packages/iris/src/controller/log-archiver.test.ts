@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { exists, readText } from '@marin/rigging';
+import { exists, readText, writeText } from '@marin/rigging';
 import { describe, expect, it } from 'vitest';
 import { createStateHarness } from '../../test/helpers/controller-harness.js';
 import { LogQuery } from '../gen/iris/v1/controller.js';
@@ -101,6 +101,16 @@ describe('LogArchiver', () => {
     expect(() => s.archive.jobUrl('/alice/..')).toThrow(expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }));
   });
 
+  it('archives over a marker it cannot read, keeping the files beside it', async () => {
+    const s = setup();
+    const { h, archive, archiver } = s;
+    const jobId = runJob(s);
+    await writeText(`${archive.prefix}/alice/train/job.json`, 'not json');
+    h.advance(1000);
+    expect(await archiver.pass()).toMatchObject({ archived: 1 });
+    expect(JSON.parse(await readText(`${archive.prefix}/alice/train/job.json`))).toMatchObject({ jobId });
+  });
+
   it('finishes an archive interrupted between writing files and recording them, without doubling a line', async () => {
     const s = setup();
     const { h, archive, archiver } = s;
@@ -120,8 +130,8 @@ describe('LogArchiver', () => {
     const s = setup();
     const { h, archive, archiver } = s;
     runJob(s);
-    h.advance(1000);
-    await archiver.pass();
+    h.advance(60_000);
+    expect(await archiver.pass()).toEqual({ archived: 1, pruned: 6 });
     expect(await exists(`${archive.prefix}/alice/train/1/0.jsonl`)).toBe(true);
     h.advance(1000);
     expect(h.state.pruneJobs(0)).toBe(1);
@@ -129,6 +139,8 @@ describe('LogArchiver', () => {
     h.tick();
     h.report(`${jobId}/0`, TaskState.TASK_STATE_RUNNING);
     h.state.logs.append([line(h, `${jobId}/0`, 0, 'second run')]);
+    // Before it is archived, the new job's logs are its own (the database's), not the earlier job's archive.
+    expect((await queryLogs(h.state, LogQuery.fromPartial({ jobId }))).entries.map((e) => e.data)).toEqual(['second run']);
     h.report(`${jobId}/0`, TaskState.TASK_STATE_SUCCEEDED);
     h.advance(1000);
     await archiver.pass();

@@ -58,7 +58,9 @@ export class LogArchiveStore {
         WHERE j.finished_at_ms > 0 AND j.finished_at_ms <= ? AND a.pruned_through_id < a.archived_through_id`),
       prune: p('DELETE FROM logs WHERE job_id = ? AND id <= ?'),
       markPruned: p('UPDATE log_archive SET pruned_through_id = ? WHERE job_id = ?'),
-      pruned: p(`SELECT 1 FROM log_archive WHERE pruned_through_id > 0 AND (job_id = ? OR (? AND substr(job_id, 1, ?) = ?)) LIMIT 1`),
+      // Only the current job of each id: an earlier job's pruned lines say nothing about a new one.
+      pruned: p(`SELECT 1 FROM log_archive a JOIN jobs j ON j.job_id = a.job_id AND j.submitted_at_ms = a.submitted_at_ms
+        WHERE a.pruned_through_id > 0 AND (a.job_id = ? OR (? AND substr(a.job_id, 1, ?) = ?)) LIMIT 1`),
       unarchived: p(`SELECT 1 FROM jobs j LEFT JOIN log_archive a ON a.job_id = j.job_id AND a.submitted_at_ms = j.submitted_at_ms
         WHERE j.job_id = ? AND (a.job_id IS NULL OR EXISTS (SELECT 1 FROM logs l WHERE l.job_id = j.job_id AND l.id > a.archived_through_id))`),
     };
@@ -98,7 +100,7 @@ export class LogArchiveStore {
     return deleted;
   }
 
-  /** True when lines of `jobId` (or, with `children`, of a job below it) were deleted after archiving. */
+  /** True when lines of the current `jobId` (or, with `children`, of a job below it) were deleted after archiving. */
   hasPrunedLines(jobId: string, children: boolean): boolean {
     return this.#s.pruned.get(jobId, children ? 1 : 0, jobId.length + 1, `${jobId}/`) !== undefined;
   }
