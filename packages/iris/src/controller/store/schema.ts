@@ -168,5 +168,7 @@ export const MIGRATIONS: readonly string[] = [
     archived_at_ms INTEGER NOT NULL,
     pruned_through_id INTEGER NOT NULL DEFAULT 0
   );
+  -- The jobs with archived lines still in \`logs\`: what each pruning pass looks at, not every job ever archived.
+  CREATE INDEX log_archive_unpruned ON log_archive(job_id) WHERE pruned_through_id < archived_through_id;
   `,
 ];
