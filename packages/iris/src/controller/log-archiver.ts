@@ -31,6 +31,11 @@ export class LogArchiver {
   readonly #stop = new AbortController();
   #running: Promise<void> | undefined;
   #lastError = '';
+  /**
+   * What the last completed pass looked at: jobs that ended before `finishedFromMs` and log rows up to
+   * `linesAfterId` (undefined until a pass completes, so the first, at start, looks at everything).
+   */
+  #seen: { finishedFromMs: number; linesAfterId: number } | undefined;
 
   constructor(private readonly options: LogArchiverOptions) {}
 
@@ -49,9 +54,13 @@ export class LogArchiver {
     if (archive === undefined) return { archived: 0, pruned: 0 };
     const logArchive = state.logArchive;
     let archived = 0;
+    // Late lines can only be among the rows stored since the last completed pass looked.
+    const seenThrough = logArchive.maxLogId();
+    let cutoff: number;
     for (;;) {
       const now = state.now();
-      const due = logArchive.pending(now - this.options.settleMs, JOBS_PER_PASS);
+      cutoff = now - this.options.settleMs;
+      const due = logArchive.pending(cutoff, JOBS_PER_PASS, this.#seen);
       for (const job of due) {
         const lines = logArchive.lines(job.jobId);
         const throughId = await archive.archiveJob(job, lines, now);
@@ -61,6 +70,8 @@ export class LogArchiver {
       }
       if (due.length < JOBS_PER_PASS) break;
     }
+    // Inclusive bounds next time: a job ending in the very millisecond of this cutoff is looked at again.
+    this.#seen = { finishedFromMs: cutoff, linesAfterId: seenThrough };
     const pruned = logArchive.pruneArchived(state.now() - this.options.retentionMs);
     return { archived, pruned };
   }

@@ -64,7 +64,7 @@ describe('schema migration to identities', () => {
       const path = join(dir, 'controller.sqlite3');
       const v2 = openControllerDatabase(path);
       // Back to what a controller of version 2 left: no identity tables, no late-outcome columns, no log archive table.
-      v2.exec('DROP TABLE audit_log; DROP TABLE api_keys; DROP TABLE users; DROP TABLE log_archive;');
+      v2.exec('DROP TABLE audit_log; DROP TABLE api_keys; DROP TABLE users; DROP TABLE log_archive; DROP INDEX jobs_finished;');
       v2.exec('ALTER TABLE attempts DROP COLUMN late_state; ALTER TABLE attempts DROP COLUMN late_exit_code; ALTER TABLE attempts DROP COLUMN late_reported_at_ms;');
       v2.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
       v2.prepare("INSERT INTO user_budgets (user, budget_limit, max_band, updated_at_ms) VALUES ('old', 7, 0, 1)").run();

@@ -35,18 +35,32 @@ interface LogRow {
  * jobs still need archiving, a job's lines, what is archived, and pruning archived lines.
  */
 export class LogArchiveStore {
-  readonly #s: Record<'pending' | 'lines' | 'mark' | 'prunable' | 'prune' | 'markPruned' | 'pruned' | 'unarchived', Statement>;
+  readonly #s: Record<'pendingAll' | 'pendingSince' | 'maxLogId' | 'lines' | 'mark' | 'prunable' | 'prune' | 'markPruned' | 'pruned' | 'unarchived', Statement>;
 
   constructor(private readonly db: ControllerDatabase) {
     const p = (sql: string) => db.prepare(sql);
     this.#s = {
-      // Ended before the cutoff (late lines of a just-ended attempt settle first) and never archived,
-      // or with lines that arrived after the last archive.
-      pending: p(`SELECT j.job_id, j.submitted_at_ms, j.state FROM jobs j LEFT JOIN log_archive a ON a.job_id = j.job_id
-        WHERE j.state IN ${TERMINAL_JOB} AND j.finished_at_ms > 0 AND j.finished_at_ms <= ?
+      // Ended before the cutoff (late lines of a just-ended attempt settle first) and never archived
+      // (or archived for an earlier job of the same id), or with lines that arrived after the archive.
+      pendingAll: p(`SELECT j.job_id, j.submitted_at_ms, j.state FROM jobs j LEFT JOIN log_archive a ON a.job_id = j.job_id
+        WHERE j.state IN ${TERMINAL_JOB} AND j.finished_at_ms > 0 AND j.finished_at_ms <= @cutoff
           AND (a.job_id IS NULL OR a.submitted_at_ms != j.submitted_at_ms
                OR EXISTS (SELECT 1 FROM logs l WHERE l.job_id = j.job_id AND l.id > a.archived_through_id))
-        ORDER BY j.finished_at_ms LIMIT ?`),
+        LIMIT @limit`),
+      // The same, knowing what the previous pass looked at: only jobs that ended since @from can be
+      // unarchived (\`+j.state\` keeps SQLite on the jobs_finished range, not every terminal job), and
+      // late lines are among the rows past @after (NOT INDEXED: a rowid range, not a scan of logs_job;
+      // the + signs keep those jobs looked up by id).
+      pendingSince: p(`SELECT j.job_id, j.submitted_at_ms, j.state FROM jobs j LEFT JOIN log_archive a ON a.job_id = j.job_id
+        WHERE j.finished_at_ms > 0 AND j.finished_at_ms >= @from AND j.finished_at_ms <= @cutoff AND +j.state IN ${TERMINAL_JOB}
+          AND (a.job_id IS NULL OR a.submitted_at_ms != j.submitted_at_ms)
+        UNION
+        SELECT j.job_id, j.submitted_at_ms, j.state FROM (SELECT DISTINCT job_id FROM logs NOT INDEXED WHERE id > @after) n
+          JOIN jobs j ON j.job_id = n.job_id JOIN log_archive a ON a.job_id = j.job_id AND a.submitted_at_ms = j.submitted_at_ms
+        WHERE +j.state IN ${TERMINAL_JOB} AND +j.finished_at_ms > 0 AND +j.finished_at_ms <= @cutoff
+          AND EXISTS (SELECT 1 FROM logs l WHERE l.job_id = j.job_id AND l.id > a.archived_through_id)
+        LIMIT @limit`),
+      maxLogId: p('SELECT COALESCE(MAX(id), 0) AS id FROM logs'),
       lines: p('SELECT id, task_id, attempt_id, attempt_uid, seq, timestamp_ms, source, level, data FROM logs WHERE job_id = ? ORDER BY id'),
       mark: p(`INSERT INTO log_archive (job_id, submitted_at_ms, archived_through_id, archived_at_ms) VALUES (?, ?, ?, ?)
         ON CONFLICT(job_id) DO UPDATE SET archived_at_ms = excluded.archived_at_ms,
@@ -66,10 +80,24 @@ export class LogArchiveStore {
     };
   }
 
-  /** Ended jobs (finished at or before `finishedBeforeMs`) with lines not yet archived, oldest first. */
-  pending(finishedBeforeMs: number, limit: number): JobToArchive[] {
-    const rows = this.#s.pending.all(finishedBeforeMs, limit) as { job_id: string; submitted_at_ms: number; state: number }[];
+  /**
+   * Ended jobs (finished at or before `finishedBeforeMs`) never archived, or holding lines the archive
+   * lacks. A caller that already looked at earlier rounds narrows the search: `since.finishedFromMs`
+   * (only jobs that ended from then on can be unarchived) and `since.linesAfterId` (late lines are
+   * among the rows stored after it). Without `since`, every job and line is looked at.
+   */
+  pending(finishedBeforeMs: number, limit: number, since?: { finishedFromMs: number; linesAfterId: number }): JobToArchive[] {
+    const rows = (
+      since === undefined
+        ? this.#s.pendingAll.all({ cutoff: finishedBeforeMs, limit })
+        : this.#s.pendingSince.all({ cutoff: finishedBeforeMs, from: since.finishedFromMs, after: since.linesAfterId, limit })
+    ) as { job_id: string; submitted_at_ms: number; state: number }[];
     return rows.map((r) => ({ jobId: r.job_id, submittedAtMs: r.submitted_at_ms, state: r.state }));
+  }
+
+  /** The highest row id of the `logs` table (0 when empty). */
+  maxLogId(): number {
+    return (this.#s.maxLogId.get() as { id: number }).id;
   }
 
   /** Every stored line of one job (not its children), in arrival order. */

@@ -170,5 +170,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   -- The jobs with archived lines still in \`logs\`: what each pruning pass looks at, not every job ever archived.
   CREATE INDEX log_archive_unpruned ON log_archive(job_id) WHERE pruned_through_id < archived_through_id;
+  -- The jobs that ended since the archiver's last pass.
+  CREATE INDEX jobs_finished ON jobs(finished_at_ms) WHERE finished_at_ms > 0;
   `,
 ];
