@@ -132,6 +132,14 @@ export const ControllerSectionSchema = z.strictObject({
   state_dir: z.string().min(1),
   /** Any rigging URL (`gs://bucket/iris`, `file:///…`, a local path) where checkpoints go. */
   remote_state_dir: z.string().min(1).optional(),
+  /**
+   * Any rigging URL or a local path where task logs are archived when their job ends, read back by
+   * `iris job logs` and the dashboard once pruned from the database.
+   * @default `<remote_state_dir>/logs` with a remote state dir, else `<state_dir>/log-archive`
+   */
+  log_archive: z.string().min(1).optional(),
+  /** How long archived log lines stay in the database after their job ended. @default 86400000 (a day) */
+  log_retention_ms: z.number().int().nonnegative().default(86_400_000),
   /** @default 3600000 (hourly); 0 = only on demand */
   checkpoint_interval_ms: z.number().int().nonnegative().default(3_600_000),
   /** Control tick interval. @default 1000 */

@@ -67,6 +67,7 @@ export interface ControllerServeFlags {
   dashboardBind: string;
   stateDir?: string;
   fresh?: boolean;
+  logArchive?: string;
   auth?: string;
   bootstrapAdmin?: string;
   experimentPrefix?: string[];
@@ -75,19 +76,21 @@ export interface ControllerServeFlags {
 }
 
 /**
- * `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh]
+ * `iris controller serve [--bind HOST:PORT] [--dashboard-bind HOST:PORT] [--state-dir D] [--fresh] [--log-archive URL]
  * [--auth MODE] [--bootstrap-admin USER] [--experiment-prefix P]... [--dashboard-host H]... [--insecure]`.
  */
 export async function controllerServeCommand(flags: ControllerServeFlags, io: CliIo, signal: AbortSignal): Promise<number> {
   const authMode = flags.auth ?? (io.env['IRIS_AUTH_MODE'] || undefined);
   if (authMode !== undefined && authMode !== 'shared-token' && authMode !== 'api-keys') throw new IrisError('IRIS_INVALID_ARGUMENT', `--auth "${authMode}" must be shared-token or api-keys`);
   const bootstrapAdmin = flags.bootstrapAdmin ?? (io.env['IRIS_BOOTSTRAP_ADMIN'] || undefined);
+  const stateDir = flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller');
   const controller = await startController({
     ...(authMode ? { authMode } : {}),
     ...(bootstrapAdmin ? { bootstrapAdmin } : {}),
     bind: flags.bind,
     dashboardBind: flags.dashboardBind === 'none' ? null : flags.dashboardBind,
-    stateDir: flags.stateDir ?? join(io.env['IRIS_HOME'] || join(homedir(), '.iris'), 'controller'),
+    stateDir,
+    logArchive: flags.logArchive ?? (io.env['IRIS_LOG_ARCHIVE'] || join(stateDir, 'log-archive')),
     fresh: flags.fresh ?? false,
     ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),
     ...(flags.experimentPrefix && flags.experimentPrefix.length > 0 ? { experimentPrefixes: flags.experimentPrefix } : {}),

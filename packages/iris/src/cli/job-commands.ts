@@ -57,8 +57,15 @@ export async function jobLogsCommand(jobId: string, flags: JobLogsFlags, io: Cli
     ? (e: LogEntry) => io.stdout(`${JSON.stringify(e)}\n`)
     : (e: LogEntry) => (e.source === 'stderr' ? io.stderr : io.stdout)(`${formatLogLine(jobId, e)}\n`);
   return withClient(flags.controller, io, async (c) => {
-    await c.getJob(jobId);
-    if (flags.follow) {
+    // A job pruned from the controller's database may still have its logs in the archive.
+    const gone = await c.getJob(jobId).then(
+      () => undefined,
+      (e: unknown) => {
+        if (IrisError.hasCode(e, 'IRIS_JOB_NOT_FOUND')) return e;
+        throw e;
+      },
+    );
+    if (flags.follow && gone === undefined) {
       try {
         for await (const ev of c.followLogs(query, { signal })) {
           ev.entries.forEach(print);
@@ -73,6 +80,7 @@ export async function jobLogsCommand(jobId: string, flags: JobLogsFlags, io: Cli
     let cursor = '';
     for (;;) {
       const page = await c.fetchLogs({ ...query, cursor });
+      if (gone !== undefined && cursor === '' && page.entries.length === 0) throw gone;
       page.entries.forEach(print);
       cursor = page.cursor;
       if (!page.truncated || query.tail) return 0;

@@ -308,32 +308,40 @@ export function buildProgram(ctx: ProgramContext): Command {
       ctx.setCode(await (await taskExecCommand()).taskExecCommand(task, command, flags, io, signal));
     });
 
-  const processGroup = program.command('process').description('the controller process itself (admins)');
+  const processGroup = program.command('process').description('the controller process or a worker daemon itself (admins)');
+  const workerOption = () => new Option('--worker <id>', 'a worker daemon instead of the controller (asked through the controller)');
+  const targetOption = () => new Option('-t, --target <target>', 'Marin\'s form of --worker: /system/worker/<id> (or /system/controller)');
   processGroup
     .command('status')
-    .description('the controller process: pid, uptime, CPU, memory, event-loop delay, versions')
+    .description('the process: pid, uptime, CPU, memory, event-loop delay, versions (a worker: its running tasks)')
     .addOption(controllerOption())
+    .addOption(workerOption())
+    .addOption(targetOption())
     .option('--json', 'JSON output')
-    .action(async (flags: { controller?: string; json?: boolean }) => {
+    .action(async (flags: { controller?: string; json?: boolean; worker?: string; target?: string }) => {
       ctx.setCode(await (await processCommand()).processStatusCommand(flags, io));
     });
   processGroup
     .command('logs')
-    .description('the controller\'s own recent log lines (its warnings), oldest first')
+    .description('the process\'s own recent log lines (its warnings; a worker: registrations, attempts started), oldest first')
     .addOption(controllerOption())
+    .addOption(workerOption())
+    .addOption(targetOption())
     .option('--tail <n>', 'only the last N lines (0: all kept, up to 1000)', '100')
     .option('--json', 'one JSON object per line')
-    .action(async (flags: { controller?: string; tail: string; json?: boolean }) => {
+    .action(async (flags: { controller?: string; tail: string; json?: boolean; worker?: string; target?: string }) => {
       ctx.setCode(await (await processCommand()).processLogsCommand(flags, io));
     });
   processGroup
     .command('profile')
-    .description('a CPU profile (.cpuprofile) or heap snapshot (.heapsnapshot) of the controller, written to a file')
+    .description('a CPU profile (.cpuprofile) or heap snapshot (.heapsnapshot) of the process, written to a file')
     .addOption(controllerOption())
+    .addOption(workerOption())
+    .addOption(targetOption())
     .option('--kind <kind>', 'cpu or heap', 'cpu')
     .option('--seconds <n>', 'how long to profile the CPU (at most 120)', '10')
-    .option('-o, --output <file>', 'where to write it (default: controller-<time>.<kind>)')
-    .action(async (flags: { controller?: string; kind: string; seconds: string; output?: string }) => {
+    .option('-o, --output <file>', 'where to write it (default: <controller|worker-id>-<time>.<kind>)')
+    .action(async (flags: { controller?: string; kind: string; seconds: string; output?: string; worker?: string; target?: string }) => {
       ctx.setCode(await (await processCommand()).processProfileCommand(flags, io));
     });
 
@@ -394,6 +402,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     .option('--dashboard-bind <host:port>', 'web dashboard address ("none" serves none)', '127.0.0.1:0')
     .option('--state-dir <dir>', 'state directory (default $IRIS_HOME/controller)')
     .option('--fresh', 'start from an empty state')
+    .option('--log-archive <url>', 'where task logs are archived when their job ends: a directory or gs://… (default $IRIS_LOG_ARCHIVE, else <state dir>/log-archive)')
     .option('--auth <mode>', 'shared-token (default: IRIS_AUTH_TOKEN, or no auth without one) or api-keys (per-user keys; IRIS_AUTH_TOKEN is then the workers\' token)')
     .option('--bootstrap-admin <user>', 'with api-keys and no users yet: create this admin and write its key to <state dir>/bootstrap-admin.key')
     .option('--experiment-prefix <prefix>', 'a prefix the dashboard may show experiments of (repeatable; default $IRIS_EXPERIMENT_PREFIXES, else the local prefix)', collect, [])

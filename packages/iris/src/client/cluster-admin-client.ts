@@ -20,15 +20,19 @@ export interface ClusterAdminClient extends AsyncDisposable {
    * statement returning rows; IRIS_DEADLINE_EXCEEDED when it runs past `timeoutMs`.
    */
   queryState(request: Partial<QueryStateRequest> & { sql: string }): Promise<QueryStateResponse>;
-  /** The controller process: resource use, event-loop delay, versions (admins only). */
-  processStatus(): Promise<ProcessStatus>;
   /**
-   * A CPU profile of the controller over `durationMs` (`.cpuprofile` JSON) or a heap snapshot (`.heapsnapshot`), admins only.
+   * The controller process (or, with `target.workerId`, that worker daemon's, asked through the
+   * controller): resource use, event-loop delay, versions, a worker's running tasks (admins only).
+   * @throws {IrisError} IRIS_NOT_FOUND for a worker the controller does not know; IRIS_UNAVAILABLE when it does not answer
+   */
+  processStatus(target?: { workerId?: string }): Promise<ProcessStatus>;
+  /**
+   * A CPU profile of the controller (or a worker daemon) over `durationMs` (`.cpuprofile` JSON) or a heap snapshot (`.heapsnapshot`), admins only.
    * @throws {IrisError} IRIS_INVALID_ARGUMENT for another kind; IRIS_FAILED_PRECONDITION while another profile runs
    */
-  profileProcess(kind: 'cpu' | 'heap', durationMs?: number): Promise<Buffer>;
-  /** The controller's own recent log lines, oldest first (the last `tail`; all kept when 0), admins only. */
-  processLogs(tail?: number): Promise<ProcessLogLine[]>;
+  profileProcess(kind: 'cpu' | 'heap', durationMs?: number, target?: { workerId?: string }): Promise<Buffer>;
+  /** The controller's (or a worker daemon's) own recent log lines, oldest first (the last `tail`; all kept when 0), admins only. */
+  processLogs(tail?: number, target?: { workerId?: string }): Promise<ProcessLogLine[]>;
   close(): Promise<void>;
 }
 
@@ -51,12 +55,12 @@ export function createClusterAdminClient(options: { address: string; token?: str
   return {
     autoscalerStatus: () => call(raw.getAutoscalerStatus, {}, deadlineMs),
     checkpointController: () => call(raw.checkpointController, {}, Math.max(deadlineMs, 300_000)),
-    processStatus: () => call(raw.getProcessStatus, {}, deadlineMs),
-    processLogs: async (tail = 0) => (await call(raw.getProcessLogs, { tail }, deadlineMs)).lines,
-    profileProcess: (kind, durationMs = 0) =>
+    processStatus: (target) => call(raw.getProcessStatus, { workerId: target?.workerId ?? '' }, deadlineMs),
+    processLogs: async (tail = 0, target) => (await call(raw.getProcessLogs, { tail, workerId: target?.workerId ?? '' }, deadlineMs)).lines,
+    profileProcess: (kind, durationMs = 0, target) =>
       new Promise<Buffer>((resolve, reject) => {
         const chunks: Buffer[] = [];
-        const stream = raw.profileProcess({ kind, durationMs }, new Metadata(), { deadline: Date.now() + Math.max(deadlineMs, durationMs + 120_000) });
+        const stream = raw.profileProcess({ kind, durationMs, workerId: target?.workerId ?? '' }, new Metadata(), { deadline: Date.now() + Math.max(deadlineMs, durationMs + 120_000) });
         stream.on('data', (c: ProfileChunk) => chunks.push(Buffer.from(c.data)));
         stream.on('error', (e: ServiceError) => reject(irisErrorFromServiceError(e)));
         stream.on('end', () => resolve(Buffer.concat(chunks)));

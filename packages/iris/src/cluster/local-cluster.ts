@@ -19,6 +19,17 @@ export const LocalClusterOptionsSchema = z.object({
   simulateTpu: z.array(z.object({ variant: z.string().min(1), slices: z.number().int().positive().default(1) })).default([]),
   /** Controller state dir; unset = in-memory (lost on close). */
   stateDir: z.string().min(1).optional(),
+  /**
+   * Where task logs are archived when their job ends (a directory or any rigging URL); null archives
+   * nothing. @default `<stateDir>/log-archive` with a state dir, else none
+   */
+  logArchive: z.string().min(1).nullable().optional(),
+  /** Archived lines stay in the controller's database this long after their job ended. @default 1 day */
+  logRetentionMs: z.number().int().nonnegative().optional(),
+  /** How long after a job ends its logs are archived. @default 5000 */
+  logArchiveSettleMs: z.number().int().nonnegative().optional(),
+  /** Time between log archive passes. @default 5000 */
+  logArchiveIntervalMs: z.number().int().positive().optional(),
   /** Workers' cache root; unset = a temp dir removed on close. */
   cacheDir: z.string().min(1).optional(),
   /** Controller port on 127.0.0.1. @default 0 (any free port) */
@@ -89,6 +100,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const slices = o.simulateTpu.map((s) => ({ topology: getTpuTopology(s.variant), slices: s.slices }));
   const tempCache = o.cacheDir === undefined ? mkdtempSync(join(tmpdir(), 'iris-local-')) : undefined;
   const cacheRoot = o.cacheDir ?? tempCache!;
+  const logArchive = o.logArchive === null ? undefined : (o.logArchive ?? (o.stateDir === undefined ? undefined : join(o.stateDir, 'log-archive')));
   const controller = await startController({
     stateDir: o.stateDir,
     bind: `127.0.0.1:${o.port}`,
@@ -102,6 +114,10 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     workerUnreachableGraceMs: o.workerUnreachableGraceMs,
     minUnreachableFailures: o.minUnreachableFailures,
     fresh: o.fresh,
+    ...(logArchive === undefined ? {} : { logArchive }),
+    ...(o.logRetentionMs === undefined ? {} : { logRetentionMs: o.logRetentionMs }),
+    ...(o.logArchiveSettleMs === undefined ? {} : { logArchiveSettleMs: o.logArchiveSettleMs }),
+    ...(o.logArchiveIntervalMs === undefined ? {} : { logArchiveIntervalMs: o.logArchiveIntervalMs }),
   });
   const workers: WorkerHandle[] = [];
   const shared = {

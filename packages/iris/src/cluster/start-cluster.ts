@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { prefixJoin } from '@marin/rigging';
 import { startController } from './start-controller.js';
 import type { ControllerHandle, ControllerOptions } from './start-controller.js';
 import { IrisError } from '../errors.js';
@@ -61,6 +62,8 @@ export async function startCluster(config: ClusterConfig, overrides: Pick<Contro
       bind: config.controller.address,
       stateDir: config.controller.state_dir,
       remoteStateDir: config.controller.remote_state_dir,
+      logArchive: config.controller.log_archive ?? (config.controller.remote_state_dir ? prefixJoin(config.controller.remote_state_dir, 'logs') : join(config.controller.state_dir, 'log-archive')),
+      logRetentionMs: config.controller.log_retention_ms,
       checkpointIntervalMs: config.controller.checkpoint_interval_ms,
       reconcileIntervalMs: config.controller.reconcile_interval_ms,
       attach: async (controller) => {

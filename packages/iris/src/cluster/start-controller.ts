@@ -17,9 +17,12 @@ import { BundleStore } from '../controller/store/bundle-store.js';
 import { CallerAuth } from '../controller/services/caller-auth.js';
 import { IdentityStore } from '../controller/store/identity-store.js';
 import { createClusterService } from '../controller/services/cluster-service.js';
+import { WorkerProcessRelay } from '../controller/services/worker-process.js';
+import { LogArchive } from '../controller/log-archive.js';
+import { LogArchiver } from '../controller/log-archiver.js';
 import { ControlLoop } from '../controller/control-loop.js';
 import { queryState } from '../controller/store/state-query.js';
-import { ProcessIntrospection } from '../controller/services/process-introspection.js';
+import { ProcessIntrospection } from '../wire/process-introspection.js';
 import { checkExposure } from './exposure.js';
 import { createControllerService, withMalformedRequests } from '../controller/services/controller-service.js';
 import { ControllerState } from '../controller/controller-state.js';
@@ -111,6 +114,19 @@ export const ControllerOptionsSchema = z.object({
    * or one failing `PRAGMA quick_check` is restored from the newest checkpoint at start.
    */
   remoteStateDir: z.string().min(1).optional(),
+  /**
+   * Where task logs are archived when their job ends: any rigging URL (`gs://bucket/iris-logs`) or a
+   * local directory (`log_archive` in the cluster config). `iris job logs` and the dashboard read it
+   * once the lines are pruned from the database. Unset: logs live only in the database.
+   * @default IRIS_LOG_ARCHIVE when set
+   */
+  logArchive: z.string().min(1).optional(),
+  /** Archived lines stay in the database this long after their job ended. @default 1 day */
+  logRetentionMs: z.number().int().nonnegative().default(24 * 3600 * 1000),
+  /** How long after a job ends its logs are archived (its attempts' last lines arrive first). @default 5000 */
+  logArchiveSettleMs: z.number().int().nonnegative().default(5000),
+  /** Time between log archive passes. @default 5000 */
+  logArchiveIntervalMs: z.number().int().positive().default(5000),
   /** Checkpoint every this many ms while running; 0 = only on demand. @default 0 */
   checkpointIntervalMs: z.number().int().nonnegative().default(0),
   /** Runs once the controller serves (the autoscaler); its `status` feeds `GetAutoscalerStatus`, its `close` runs first on close. */
@@ -145,6 +161,11 @@ export interface ControllerHandle extends AsyncDisposable {
   readonly state: ControllerState;
   /** Runs one control tick now and waits for it. */
   tick(): Promise<void>;
+  /**
+   * Runs one log archive pass now: archives the ended jobs that are due, then prunes archived lines
+   * past `logRetentionMs`. Without a `logArchive`, does nothing.
+   */
+  archiveLogs(): Promise<{ archived: number; pruned: number }>;
   /** Control ticks run since start (an idle controller backs off to one a second). */
   tickCount(): number;
   /**
@@ -226,6 +247,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     bundleDir = join(tempDir, 'bundles');
   }
   const identities = new IdentityStore(db);
+  const logArchivePrefix = o.logArchive ?? (process.env['IRIS_LOG_ARCHIVE'] || undefined);
   const state: ControllerState = new ControllerState({
     // Read only once ticking starts, after `auth` below exists.
     taskToken: (jobId: string): string => auth.taskToken(jobId),
@@ -234,7 +256,11 @@ export async function startController(options: ControllerOptions = {}): Promise<
     liveness: { workerUnreachableGraceMs, minUnreachableFailures },
     limits: { maxBuildingTasks: o.maxBuildingTasks, maxAssignmentsPerWorker: o.maxAssignmentsPerWorker },
     warn,
+    logArchive: logArchivePrefix === undefined ? undefined : new LogArchive(logArchivePrefix),
   });
+  const archiver = state.archive
+    ? new LogArchiver({ state, settleMs: o.logArchiveSettleMs, retentionMs: o.logRetentionMs, intervalMs: o.logArchiveIntervalMs, warn })
+    : undefined;
   const auth: CallerAuth = new CallerAuth({ mode: authMode, sharedToken: authToken, identities, store: state.store, now: () => state.now() });
   let bootstrapKeyFile: string | null = null;
   if (authMode === 'api-keys' && bootstrapAdmin !== undefined && identities.countUsers() === 0) {
@@ -309,6 +335,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
       checkpoint,
       queryState: (q) => queryState(db, { sql: q.sql, maxRows: q.maxRows, timeoutMs: q.timeoutMs }),
       introspection,
+      workers: new WorkerProcessRelay((id) => state.store.worker(id)?.address, authToken),
     }),
   );
   const port = await new Promise<number>((resolve, reject) =>
@@ -323,6 +350,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
   });
   const host = o.bind.slice(0, o.bind.lastIndexOf(':'));
   if (o.autoTick) loop.start();
+  archiver?.start();
   const checkpointTimer =
     o.remoteStateDir && o.checkpointIntervalMs > 0
       ? setInterval(() => void checkpoint().catch((e: unknown) => warn(`checkpoint failed: ${e instanceof Error ? e.message : String(e)}`)), o.checkpointIntervalMs)
@@ -337,6 +365,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
       await attachment?.close();
       await dashboard?.close();
       await loop.close();
+      await archiver?.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
@@ -362,6 +391,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
     bootstrapKeyFile,
     state,
     tick: () => loop.tick(),
+    archiveLogs: () => archiver?.pass() ?? Promise.resolve({ archived: 0, pruned: 0 }),
     tickCount: () => loop.ticks,
     checkpoint,
     autoscalerStatus: () => attachment?.status(),

@@ -13,6 +13,8 @@ import type { JobListQuery } from './job-listing.js';
 import { jobTree, killJob, killJobTree } from './lifecycle.js';
 import type { LifecycleContext } from './lifecycle.js';
 import { SqliteLogStore } from './store/log-store.js';
+import { LogArchiveStore } from './store/log-archive-store.js';
+import type { LogArchive } from './log-archive.js';
 import { rootJobsFinishedBefore } from './store/queries.js';
 import type { LogStore } from './store/log-store.js';
 import { applyReconcileResponse, applySupervisorReport } from './observations.js';
@@ -41,6 +43,8 @@ export interface ControllerStateOptions {
   readonly warn?: (message: string) => void;
   /** The credential each task of a job gets in its run spec (per-user keys). @default none */
   readonly taskToken?: (jobId: string) => string;
+  /** Where task logs are archived; a job is then pruned only once its lines are all there. @default none */
+  readonly logArchive?: LogArchive | undefined;
 }
 
 /** One worker's share of a tick: where to send its desired set. */
@@ -61,6 +65,10 @@ export class ControllerState {
   readonly store: ControllerStore;
   readonly logs: LogStore;
   readonly endpoints: EndpointRegistry;
+  /** What of the task logs is archived, and the archived lines' pruning. */
+  readonly logArchive: LogArchiveStore;
+  /** Where task logs are archived, if anywhere. */
+  readonly archive: LogArchive | undefined;
   /** Why each pending job is waiting, from the last scheduling pass (recomputed, never persisted). */
   readonly pending = new Map<string, PendingInfo>();
   private readonly clock: () => number;
@@ -70,6 +78,8 @@ export class ControllerState {
     this.store = new ControllerStore(options.db);
     this.logs = new SqliteLogStore(options.db);
     this.endpoints = new EndpointRegistry(options.db, this.store);
+    this.logArchive = new LogArchiveStore(options.db);
+    this.archive = options.logArchive;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -185,7 +195,10 @@ export class ControllerState {
     });
   }
 
-  /** Deletes terminal jobs (whole trees) finished before `now - retentionMs`, with tasks, attempts and logs. */
+  /**
+   * Deletes terminal jobs (whole trees) finished before `now - retentionMs`, with tasks, attempts and
+   * logs; with an archive, only trees whose lines are all archived.
+   */
   pruneJobs(retentionMs: number): number {
     let pruned = 0;
     this.mutate((ctx) => {
@@ -193,6 +206,8 @@ export class ControllerState {
       for (const job_id of rootJobsFinishedBefore(this.store, cutoff)) {
         const tree = jobTree(this.store, job_id);
         if (!tree.every((j) => isTerminalJobState(j.state))) continue;
+        // Never delete lines the archive does not hold yet; the archiver catches up and a later pass prunes.
+        if (this.archive !== undefined && tree.some((j) => this.logArchive.hasUnarchivedLines(j.job_id))) continue;
         for (const j of tree) this.store.deleteJob(j.job_id);
         pruned += tree.length;
       }

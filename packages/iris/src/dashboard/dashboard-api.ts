@@ -9,6 +9,7 @@ import { marinPrefix } from '@marin/rigging';
 import { IrisError } from '../errors.js';
 import { LogQuery } from '../gen/iris/v1/controller.js';
 import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
+import { queryLogs } from '../controller/log-archiver.js';
 import { jobCountsByState, jobsWithIdContaining, lastAttemptFinishedOn } from '../controller/store/queries.js';
 import type {
   AutoscalerResponse,
@@ -145,8 +146,8 @@ export function logQueryOf(params: URLSearchParams, cursor: string): LogQuery {
 }
 
 /** `GET /api/logs`: one page of logs. */
-export function logPage(deps: DashboardApiDeps, params: URLSearchParams): LogPageResponse {
-  const page = deps.state.logs.query(logQueryOf(params, params.get('cursor') ?? ''));
+export async function logPage(deps: DashboardApiDeps, params: URLSearchParams): Promise<LogPageResponse> {
+  const page = await queryLogs(deps.state, logQueryOf(params, params.get('cursor') ?? ''));
   return { entries: page.entries.map(logEntryFromProto), cursor: page.cursor, truncated: page.truncated };
 }
 

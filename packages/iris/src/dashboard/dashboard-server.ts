@@ -203,7 +203,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
         case '/api/job':
           return sendJson(res, 200, jobDetail(options, params));
         case '/api/logs':
-          return sendJson(res, 200, logPage(options, params));
+          return sendJson(res, 200, await logPage(options, params));
         case '/api/workers':
           return sendJson(res, 200, workers(options));
         case '/api/budgets':

@@ -30,6 +30,13 @@ export function logEntryFromProto(e: ProtoLogEntry): LogEntry {
   return { ...e, source: SOURCES[e.source] ?? 'stdout' };
 }
 
+const SOURCE_NUMBERS: Readonly<Record<string, ProtoLogSource>> = Object.fromEntries(Object.entries(SOURCES).map(([n, name]) => [name, Number(n) as ProtoLogSource]));
+
+/** A domain log entry as a wire one (an unknown source reads as stdout). */
+export function logEntryToProto(e: LogEntry): ProtoLogEntry {
+  return { ...e, source: SOURCE_NUMBERS[e.source] ?? ProtoLogSource.LOG_SOURCE_STDOUT };
+}
+
 /** A wire task status as a domain one. */
 export function taskInfoFromProto(t: TaskStatus): TaskInfo {
   return {

@@ -26,6 +26,7 @@ import { attributesToWire, parseAttributeList, workerDevice } from './worker-att
 import { WorkerOptionsSchema } from './worker-options.js';
 import type { WorkerConfig, WorkerOptions } from './worker-options.js';
 import { createWorkerService } from './worker-service.js';
+import { ProcessIntrospection } from '../wire/process-introspection.js';
 
 /** Version string a worker reports at registration. */
 export const WORKER_VERSION = '0.1.0';
@@ -114,12 +115,20 @@ class WorkerDaemon implements WorkerHandle {
   #closing: Promise<void> | null = null;
   #registerLoop: Promise<void> = Promise.resolve();
   readonly #wake = new AbortController();
+  /** This daemon's status, recent log lines and profiles, for `iris process --worker`. */
+  readonly #introspection = new ProcessIntrospection('worker', WORKER_VERSION, () => ({ workerId: this.workerId, runningTasks: this.runningAttempts }));
 
   constructor(config: WorkerConfig, device: ReturnType<typeof workerDevice>) {
     this.#config = config;
     this.#device = device;
     this.attributes = device.attributes;
-    this.#fence = new StartFence({ taskLeaseMs: config.taskLeaseMs });
+    this.#fence = new StartFence({
+      taskLeaseMs: config.taskLeaseMs,
+      warn: (m) => {
+        this.#introspection.log('warn', m);
+        console.warn(`[iris worker] ${m}`);
+      },
+    });
   }
 
   get runningAttempts(): number {
@@ -138,7 +147,9 @@ class WorkerDaemon implements WorkerHandle {
     this.address = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     this.workerId = config.workerId ?? (await this.#persistedWorkerId(port));
     const running = new RunningRecords({ cacheDir: config.cacheDir, workerId: this.workerId });
+    this.#introspection.log('info', `worker "${this.workerId}" serving on ${this.address}, controller ${config.controllerAddress}`);
     this.killedLeftovers = await running.killLeftovers(config.termTimeoutMs);
+    if (this.killedLeftovers.length > 0) this.#introspection.log('warn', `killed ${this.killedLeftovers.length} process group(s) a previous daemon left behind: ${this.killedLeftovers.join(', ')}`);
     const link = new ControllerLink({ address: config.controllerAddress, token: config.authToken, rpcTimeoutMs: config.rpcTimeoutMs });
     this.#link = link;
     const logs = new LogShipper({
@@ -173,7 +184,13 @@ class WorkerDaemon implements WorkerHandle {
       logs,
       running,
     };
-    this.#table = new AttemptTable({ create: (spec) => new Attempt(spec, ctx), mayStart: () => this.#fence.open() });
+    this.#table = new AttemptTable({
+      create: (spec) => {
+        this.#introspection.log('info', `starting attempt ${spec.attemptId} of task ${spec.taskId} (${spec.attemptUid})`);
+        return new Attempt(spec, ctx);
+      },
+      mayStart: () => this.#fence.open(),
+    });
     this.#registerLoop = this.#runRegisterLoop();
   }
 
@@ -202,6 +219,7 @@ class WorkerDaemon implements WorkerHandle {
 
   async #shutdown(): Promise<void> {
     this.#closed = true;
+    this.#introspection.log('info', `shutting down with ${this.runningAttempts} attempt(s) not yet terminal`);
     this.#wake.abort();
     await this.#table?.stopAll();
     // Outcomes of attempts that ended on their own and were not yet confirmed stay with their
@@ -222,6 +240,7 @@ class WorkerDaemon implements WorkerHandle {
       });
     });
     this.#link?.close();
+    this.#introspection.close();
   }
 
   #bind(): Promise<number> {
@@ -243,6 +262,7 @@ class WorkerDaemon implements WorkerHandle {
       uptimeMs: () => Date.now() - this.#startedAtMs,
       runningAttempts: () => this.runningAttempts,
       execContext: (uid: string) => (this.#closed ? undefined : (this.#table?.get(uid)?.execContext ?? undefined)),
+      introspection: this.#introspection,
     };
   }
 
@@ -283,6 +303,7 @@ class WorkerDaemon implements WorkerHandle {
   async #runRegisterLoop(): Promise<void> {
     const config = this.#config;
     const backoff = new ExponentialBackoff({ initialMs: config.registerRetryInitialMs, factor: 2, maximumMs: config.registerRetryMaxMs, jitter: 0 });
+    let lastFailure = '';
     while (!this.#closed) {
       try {
         const sentAtMs = Date.now();
@@ -292,13 +313,20 @@ class WorkerDaemon implements WorkerHandle {
         this.#registered = true;
         this.#lastReconcileAtMs = Date.now();
         backoff.reset();
+        lastFailure = '';
+        this.#introspection.log('info', `registered with the controller at ${config.controllerAddress}`);
         for (const waiter of this.#registeredWaiters.splice(0)) waiter();
         // Stay registered while Reconcile calls keep arriving; silence means the controller lost us.
         while (!this.#closed && Date.now() - this.#lastReconcileAtMs < config.reregisterAfterMs) {
           await this.#sleep(Math.min(1000, config.reregisterAfterMs));
         }
         this.#registered = false;
-      } catch {
+        if (!this.#closed) this.#introspection.log('warn', `no Reconcile from the controller for ${config.reregisterAfterMs} ms; registering again`);
+      } catch (e) {
+        // Logged once per distinct failure, not once per retry.
+        const message = `registration with ${config.controllerAddress} failed: ${(e as Error).message}`;
+        if (message !== lastFailure) this.#introspection.log('warn', message);
+        lastFailure = message;
         this.#registered = false;
         await this.#sleep(backoff.nextIntervalMs());
       }

@@ -7,6 +7,9 @@ import type { ExecInAttemptRequest, ReconcileRequest, ReconcileResponse, WorkerH
 import type { ExecOutput } from '../gen/iris/v1/types.js';
 import { grpcServiceError } from '../wire/grpc-errors.js';
 import { bearerTokenMatches } from '../wire/token-auth.js';
+import { serveProfile } from '../wire/process-introspection.js';
+import type { ProcessIntrospection } from '../wire/process-introspection.js';
+import type { GetProcessLogsResponse, ProcessStatus } from '../gen/iris/v1/cluster.js';
 import { execInTaskContext } from './attempt-exec.js';
 
 /** What the gRPC handlers need from the daemon. */
@@ -18,6 +21,8 @@ export interface WorkerServiceBackend {
   runningAttempts(): number;
   /** A RUNNING attempt's workdir and environment, or undefined. */
   execContext(attemptUid: string): { readonly cwd: string; readonly env: Readonly<Record<string, string>> } | undefined;
+  /** This daemon's own process: status, recent log lines, profiles. */
+  readonly introspection: ProcessIntrospection;
 }
 
 /** Builds the `WorkerService` implementation, enforcing the shared token when one is set. */
@@ -55,6 +60,19 @@ export function createWorkerService(backend: WorkerServiceBackend, token: string
         (e: unknown) => fail(status.INTERNAL, 'IRIS_INTERNAL', `exec failed: ${(e as Error).message}`),
       );
       return undefined;
+    },
+    getProcessStatus(call, callback: sendUnaryData<ProcessStatus>) {
+      if (!authorized(call)) return callback(grpcServiceError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));
+      callback(null, backend.introspection.status());
+    },
+    getProcessLogs(call, callback: sendUnaryData<GetProcessLogsResponse>) {
+      if (!authorized(call)) return callback(grpcServiceError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));
+      callback(null, { lines: backend.introspection.logs(call.request.tail) });
+    },
+    profileProcess(call) {
+      void serveProfile(backend.introspection, call, () => {
+        if (!authorized(call)) throw new IrisError('IRIS_UNAUTHENTICATED', 'missing or wrong token');
+      });
     },
     healthCheck(call, callback: sendUnaryData<{ healthy: boolean; uptimeMs: number; runningAttempts: number }>) {
       if (!authorized(call)) return callback(grpcServiceError(status.UNAUTHENTICATED, 'IRIS_UNAUTHENTICATED', 'missing or wrong token'));

@@ -5,6 +5,7 @@ import type { AttributeValue } from '../../src/gen/iris/v1/types.js';
 import type { AttemptObservation } from '../../src/gen/iris/v1/worker.js';
 import { ControllerState } from '../../src/controller/controller-state.js';
 import type { ReconcilePlan } from '../../src/controller/controller-state.js';
+import type { LogArchive } from '../../src/controller/log-archive.js';
 import { openControllerDatabase } from '../../src/controller/store/database.js';
 import type { ControllerDatabase } from '../../src/controller/store/database.js';
 
@@ -22,7 +23,9 @@ function attr(v: string | number): AttributeValue {
 }
 
 /** A controller state machine over in-memory SQLite with a manual clock and scripted workers. */
-export function createStateHarness(options: { graceMs?: number; minFailures?: number; limits?: { maxBuildingTasks?: number; maxAssignmentsPerWorker?: number } } = {}) {
+export function createStateHarness(
+  options: { graceMs?: number; minFailures?: number; limits?: { maxBuildingTasks?: number; maxAssignmentsPerWorker?: number }; logArchive?: LogArchive } = {},
+) {
   let now = 1_700_000_000_000;
   const warnings: string[] = [];
   const db: ControllerDatabase = openControllerDatabase(':memory:');
@@ -32,6 +35,7 @@ export function createStateHarness(options: { graceMs?: number; minFailures?: nu
     liveness: { workerUnreachableGraceMs: options.graceMs ?? 10_000, minUnreachableFailures: options.minFailures ?? 3 },
     limits: options.limits ?? {},
     warn: (m) => warnings.push(m),
+    logArchive: options.logArchive,
   });
   const h = {
     state,

@@ -186,4 +186,32 @@ describe('iris process', () => {
     expect(logs.code, logs.stderr).toBe(0);
     for (const line of logs.stdout.split('\n').filter((l) => l !== '')) expect(JSON.parse(line)).toMatchObject({ level: expect.any(String), message: expect.any(String) });
   });
+
+  it('reports a worker daemon through the controller: status, its log lines and a heap snapshot', async () => {
+    const workerId = cluster.workers[0]!.workerId;
+    const status = await runIris(['process', 'status', '--worker', workerId, '--json'], { env });
+    expect(status.code, status.stderr).toBe(0);
+    // The local cluster's workers run in this test process too; the status is the worker's own.
+    expect(JSON.parse(status.stdout)).toMatchObject({ role: 'worker', workerId, pid: process.pid, runningTasks: expect.any(Number), version: expect.any(String) });
+    const marinForm = await runIris(['process', 'status', '-t', `/system/worker/${workerId}`], { env });
+    expect(marinForm.code, marinForm.stderr).toBe(0);
+    expect(marinForm.stdout).toContain(`worker "${workerId}"`);
+
+    const jobId = await client.launchJob({ name: '/alice/worker-log-line', command: ['node', '-e', '0'] });
+    await client.waitForJob(jobId, { timeoutMs: 60_000 });
+    const logs = await runIris(['process', 'logs', '--worker', workerId, '--json', '--tail', '0'], { env });
+    expect(logs.code, logs.stderr).toBe(0);
+    const messages = logs.stdout.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { message: string }).message);
+    expect(messages).toEqual(expect.arrayContaining([expect.stringContaining('registered with the controller'), expect.stringContaining(`task ${jobId}/0`)]));
+
+    const file = join(home, 'worker.heapsnapshot');
+    const heap = await runIris(['process', 'profile', '--worker', workerId, '--kind', 'heap', '-o', file], { env });
+    expect(heap.code, heap.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object)).toContain('snapshot');
+
+    const unknown = await runIris(['process', 'status', '--worker', 'no-such-worker'], { env });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no-such-worker');
+    expect((await runIris(['process', 'status', '-t', '/user/job/0'], { env })).code).toBe(2);
+  });
 });

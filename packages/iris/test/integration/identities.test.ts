@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentials } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import { pollUntil } from '@marin/rigging';
+import { IrisError } from '../../src/errors.js';
+import { WorkerServiceClient } from '../../src/gen/iris/v1/worker.js';
+import { createAuthInterceptor } from '../../src/wire/token-auth.js';
 import { createIrisClient } from '../../src/client/iris-client.js';
 import type { IrisClient } from '../../src/client/iris-client.js';
 import { startLocalCluster } from '../../src/cluster/local-cluster.js';
@@ -167,6 +172,26 @@ describe('per-user API keys: state queries', () => {
     // The controller's own log keeps its warnings, the bootstrap admin's creation among them.
     expect((await asAdmin.processLogs()).map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining('created admin "root"')]));
     await expect(asAlice.processLogs()).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+  });
+
+  it('asks a worker daemon about its process for an admin only, and the worker refuses a caller without the workers\' token', async () => {
+    const adminKey = readFileSync(cluster.controller.bootstrapKeyFile!, 'utf8').trim();
+    await using asAdmin = createClusterAdminClient({ address: cluster.address, token: adminKey });
+    await using asAlice = createClusterAdminClient({ address: cluster.address, token: aliceKey });
+    const workerId = cluster.workers[0]!.workerId;
+    await expect(asAdmin.processStatus({ workerId })).resolves.toMatchObject({ role: 'worker', workerId });
+    await expect(asAlice.processStatus({ workerId })).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await expect(asAlice.processLogs(0, { workerId })).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await expect(asAlice.profileProcess('heap', 0, { workerId })).rejects.toMatchObject({ code: 'IRIS_PERMISSION_DENIED' });
+    await expect(asAdmin.processStatus({ workerId: 'no-such-worker' })).rejects.toMatchObject({ code: 'IRIS_NOT_FOUND' });
+    // The worker's own service: an admin's API key is not the workers' token.
+    const direct = new WorkerServiceClient(cluster.workers[0]!.address, credentials.createInsecure(), { interceptors: [createAuthInterceptor(adminKey)] });
+    try {
+      const err = await new Promise<ServiceError | null>((resolve) => direct.getProcessStatus({ workerId: '' }, (e) => resolve(e)));
+      expect(err && IrisError.from(err).code).toBe('IRIS_UNAUTHENTICATED');
+    } finally {
+      direct.close();
+    }
   });
 });
 

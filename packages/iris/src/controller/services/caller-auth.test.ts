@@ -63,15 +63,15 @@ describe('schema migration to identities', () => {
     try {
       const path = join(dir, 'controller.sqlite3');
       const v2 = openControllerDatabase(path);
-      // Back to what a controller of version 2 left: no identity tables, no late-outcome columns.
-      v2.exec('DROP TABLE audit_log; DROP TABLE api_keys; DROP TABLE users;');
+      // Back to what a controller of version 2 left: no identity tables, no late-outcome columns, no log archive table.
+      v2.exec('DROP TABLE audit_log; DROP TABLE api_keys; DROP TABLE users; DROP TABLE log_archive; DROP INDEX jobs_finished;');
       v2.exec('ALTER TABLE attempts DROP COLUMN late_state; ALTER TABLE attempts DROP COLUMN late_exit_code; ALTER TABLE attempts DROP COLUMN late_reported_at_ms;');
       v2.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
       v2.prepare("INSERT INTO user_budgets (user, budget_limit, max_band, updated_at_ms) VALUES ('old', 7, 0, 1)").run();
       v2.close();
       const db = openControllerDatabase(path);
       expect((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe(String(MIGRATIONS.length));
-      for (const t of ['users', 'api_keys', 'audit_log']) expect(db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(t), t).toBeDefined();
+      for (const t of ['users', 'api_keys', 'audit_log', 'log_archive']) expect(db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(t), t).toBeDefined();
       expect(db.prepare("SELECT budget_limit FROM user_budgets WHERE user = 'old'").get()).toEqual({ budget_limit: 7 });
       db.close();
     } finally {

@@ -1,8 +1,10 @@
 import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import type { CheckpointInfo } from '../store/controller-checkpoint.js';
 import { grpcStatusOfError } from '../../wire/grpc-errors.js';
-import type { ClusterServiceServer, GetAutoscalerStatusResponse, ScaleGroupStatus, SliceStatus, UnmetDemandStatus, GetProcessLogsRequest, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../../gen/iris/v1/cluster.js';
-import type { ProcessIntrospection } from './process-introspection.js';
+import type { ClusterServiceServer, GetAutoscalerStatusResponse, ScaleGroupStatus, SliceStatus, UnmetDemandStatus, GetProcessLogsRequest, GetProcessStatusRequest, ProfileChunk, ProfileProcessRequest, QueryStateRequest, QueryStateResponse } from '../../gen/iris/v1/cluster.js';
+import { serveProfile } from '../../wire/process-introspection.js';
+import type { ProcessIntrospection } from '../../wire/process-introspection.js';
+import type { WorkerProcessRelay } from './worker-process.js';
 import { authorizeMethod } from './access-policy.js';
 import type { ControllerMethod } from './access-policy.js';
 import type { CallerAuth } from './caller-auth.js';
@@ -31,6 +33,8 @@ export interface ClusterServiceDeps {
   readonly queryState: (request: QueryStateRequest) => Promise<QueryStateResponse>;
   /** The controller process's own status and profiles. */
   readonly introspection: ProcessIntrospection;
+  /** A worker daemon's status, logs and profiles (a request naming `worker_id`). */
+  readonly workers: WorkerProcessRelay;
 }
 
 function unary<TReq, TRes>(deps: ClusterServiceDeps, method: ControllerMethod, fn: (request: TReq) => TRes | Promise<TRes>) {
@@ -62,24 +66,27 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterServiceSe
       return { url: info.url, bytes: info.bytes, createdAtMs: info.createdAtMs };
     }),
     queryState: unary(deps, 'queryState', (request: QueryStateRequest) => deps.queryState(request)),
-    getProcessStatus: unary(deps, 'getProcessStatus', () => deps.introspection.status()),
-    profileProcess: (call) => void profileProcess(deps, call),
-    getProcessLogs: unary(deps, 'getProcessLogs', (request: GetProcessLogsRequest) => ({ lines: deps.introspection.logs(request.tail) })),
+    getProcessStatus: unary(deps, 'getProcessStatus', (request: GetProcessStatusRequest) =>
+      request.workerId === '' ? deps.introspection.status() : deps.workers.status(request.workerId),
+    ),
+    profileProcess: (call) => profileProcess(deps, call),
+    getProcessLogs: unary(deps, 'getProcessLogs', async (request: GetProcessLogsRequest) => ({
+      lines: request.workerId === '' ? deps.introspection.logs(request.tail) : await deps.workers.logs(request.workerId, request.tail),
+    })),
   };
 }
 
-const PROFILE_CHUNK_BYTES = 1024 * 1024;
-
-async function profileProcess(deps: ClusterServiceDeps, call: ServerWritableStream<ProfileProcessRequest, ProfileChunk>): Promise<void> {
-  const gone = new AbortController();
-  call.on('cancelled', () => gone.abort());
-  call.on('error', () => gone.abort());
+function profileProcess(deps: ClusterServiceDeps, call: ServerWritableStream<ProfileProcessRequest, ProfileChunk>): void {
+  const authorize = () => authorizeMethod(deps.auth.authenticate(bearerOf(call.metadata)), 'profileProcess');
+  if (call.request.workerId === '') {
+    void serveProfile(deps.introspection, call, authorize);
+    return;
+  }
   try {
-    authorizeMethod(deps.auth.authenticate(bearerOf(call.metadata)), 'profileProcess');
-    const data = await deps.introspection.profile(call.request.kind, call.request.durationMs, gone.signal);
-    for (let off = 0; off < data.length; off += PROFILE_CHUNK_BYTES) call.write({ data: data.subarray(off, off + PROFILE_CHUNK_BYTES) });
-    call.end();
+    authorize();
   } catch (e) {
     call.emit('error', grpcStatusOfError(e));
+    return;
   }
+  deps.workers.relayProfile(call);
 }

@@ -16,6 +16,7 @@ import { guardedLaunch, guardedSetBudget, guardedTerminate, ownsEndpoint, ownsTa
 import type { ControllerState } from '../controller-state.js';
 import { parseTaskId } from '../../core/job-names.js';
 import { followLogEvents } from './log-follow.js';
+import { queryLogs } from '../log-archiver.js';
 import { execTarget, relayExec } from './task-exec.js';
 import { jobStateName } from '../../wire/task-states.js';
 import { workerInfos } from '../status-views.js';
@@ -134,7 +135,7 @@ export function createControllerService(deps: ControllerServiceDeps): Controller
       }
       return {};
     }),
-    fetchLogs: unary(deps, 'fetchLogs', (req) => state.logs.query(req)),
+    fetchLogs: unary(deps, 'fetchLogs', (req) => queryLogs(state, req)),
     followLogs: (call) => void followLogs(deps, call),
     execInTask: (call) => void execInTask(deps, call),
     registerEndpoint: unary(deps, 'registerEndpoint', (req, identity) => {

@@ -2,6 +2,7 @@ import { IrisError } from '../../errors.js';
 import type { FollowLogsResponse, LogQuery } from '../../gen/iris/v1/controller.js';
 import { JobState } from '../../gen/iris/v1/types.js';
 import type { ControllerState } from '../controller-state.js';
+import { queryLogs } from '../log-archiver.js';
 import { parseTaskId } from '../../core/job-names.js';
 
 /** How long a follower sleeps when no job change wakes it first. */
@@ -41,7 +42,7 @@ export async function* followLogEvents(state: ControllerState, q: LogQuery, opti
     while (!signal.aborted) {
       if (options.isClosing()) throw new IrisError('IRIS_UNAVAILABLE', 'controller is shutting down');
       const terminal = !state.store.job(jobId) || state.isTreeTerminal(jobId, includeChildren);
-      const page = state.logs.query({ ...q, cursor, tail: first && q.tail });
+      const page = await queryLogs(state, { ...q, cursor, tail: first && q.tail });
       first = false;
       cursor = page.cursor;
       const jobState = state.store.job(jobId)?.state ?? JobState.JOB_STATE_UNSPECIFIED;

@@ -6,7 +6,8 @@ import { parseTaskId } from '../../core/job-names.js';
 
 /** Default and maximum `max_lines` of a log query. */
 export const DEFAULT_LOG_LINES = 1000;
-const MAX_LOG_LINES = 10_000;
+/** The largest `max_lines` a log query may ask for. */
+export const MAX_LOG_LINES = 10_000;
 const MAX_LINE_BYTES = 64 * 1024;
 /** Largest page of log text one response carries. */
 export const MAX_PAGE_BYTES = 1024 * 1024;

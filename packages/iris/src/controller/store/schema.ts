@@ -158,4 +158,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempts ADD COLUMN late_exit_code INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE attempts ADD COLUMN late_reported_at_ms INTEGER NOT NULL DEFAULT 0;
   `,
+  // The log archive: per job, the highest \`logs.id\` copied to object storage and the highest since
+  // deleted from this table. A row outlives its job, so a pruned job's logs are still found.
+  `
+  CREATE TABLE log_archive (
+    job_id TEXT PRIMARY KEY,
+    submitted_at_ms INTEGER NOT NULL,
+    archived_through_id INTEGER NOT NULL,
+    archived_at_ms INTEGER NOT NULL,
+    pruned_through_id INTEGER NOT NULL DEFAULT 0
+  );
+  -- The jobs with archived lines still in \`logs\`: what each pruning pass looks at, not every job ever archived.
+  CREATE INDEX log_archive_unpruned ON log_archive(job_id) WHERE pruned_through_id < archived_through_id;
+  -- The jobs that ended since the archiver's last pass.
+  CREATE INDEX jobs_finished ON jobs(finished_at_ms) WHERE finished_at_ms > 0;
+  `,
 ];

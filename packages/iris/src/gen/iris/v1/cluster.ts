@@ -102,10 +102,12 @@ export interface QueryStateResponse {
 }
 
 export interface GetProcessStatusRequest {
+  /** empty: the controller; else that worker's daemon, asked through the controller */
+  workerId: string;
 }
 
 export interface ProcessStatus {
-  /** "controller" */
+  /** "controller" or "worker" */
   role: string;
   pid: number;
   hostname: string;
@@ -122,6 +124,10 @@ export interface ProcessStatus {
   version: string;
   loadAverage1m: number;
   cpuCount: number;
+  /** a worker's id ("" for the controller) */
+  workerId: string;
+  /** a worker's attempts not yet terminal (0 for the controller) */
+  runningTasks: number;
 }
 
 export interface ProfileProcessRequest {
@@ -129,6 +135,8 @@ export interface ProfileProcessRequest {
   kind: string;
   /** cpu only; 0: 10 s; at most 120 s */
   durationMs: number;
+  /** empty: the controller; else that worker's daemon */
+  workerId: string;
 }
 
 export interface ProfileChunk {
@@ -138,6 +146,8 @@ export interface ProfileChunk {
 export interface GetProcessLogsRequest {
   /** 0: all kept (the last 1000) */
   tail: number;
+  /** empty: the controller; else that worker's daemon */
+  workerId: string;
 }
 
 export interface ProcessLogLine {
@@ -1355,11 +1365,14 @@ export const QueryStateResponse: MessageFns<QueryStateResponse> = {
 };
 
 function createBaseGetProcessStatusRequest(): GetProcessStatusRequest {
-  return {};
+  return { workerId: "" };
 }
 
 export const GetProcessStatusRequest: MessageFns<GetProcessStatusRequest> = {
-  encode(_: GetProcessStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: GetProcessStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workerId !== "") {
+      writer.uint32(10).string(message.workerId);
+    }
     return writer;
   },
 
@@ -1376,6 +1389,14 @@ export const GetProcessStatusRequest: MessageFns<GetProcessStatusRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1388,20 +1409,30 @@ export const GetProcessStatusRequest: MessageFns<GetProcessStatusRequest> = {
     }
   },
 
-  fromJSON(_: any): GetProcessStatusRequest {
-    return {};
+  fromJSON(object: any): GetProcessStatusRequest {
+    return {
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+    };
   },
 
-  toJSON(_: GetProcessStatusRequest): unknown {
+  toJSON(message: GetProcessStatusRequest): unknown {
     const obj: any = {};
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<GetProcessStatusRequest>, I>>(base?: I): GetProcessStatusRequest {
     return GetProcessStatusRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<GetProcessStatusRequest>, I>>(_: I): GetProcessStatusRequest {
+  fromPartial<I extends Exact<DeepPartial<GetProcessStatusRequest>, I>>(object: I): GetProcessStatusRequest {
     const message = createBaseGetProcessStatusRequest();
+    message.workerId = object.workerId ?? "";
     return message;
   },
 };
@@ -1423,6 +1454,8 @@ function createBaseProcessStatus(): ProcessStatus {
     version: "",
     loadAverage1m: 0,
     cpuCount: 0,
+    workerId: "",
+    runningTasks: 0,
   };
 }
 
@@ -1472,6 +1505,12 @@ export const ProcessStatus: MessageFns<ProcessStatus> = {
     }
     if (message.cpuCount !== 0) {
       writer.uint32(120).int32(message.cpuCount);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(130).string(message.workerId);
+    }
+    if (message.runningTasks !== 0) {
+      writer.uint32(136).int32(message.runningTasks);
     }
     return writer;
   },
@@ -1609,6 +1648,22 @@ export const ProcessStatus: MessageFns<ProcessStatus> = {
             message.cpuCount = reader.int32();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.runningTasks = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1682,6 +1737,16 @@ export const ProcessStatus: MessageFns<ProcessStatus> = {
         : isSet(object.cpu_count)
         ? globalThis.Number(object.cpu_count)
         : 0,
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      runningTasks: isSet(object.runningTasks)
+        ? globalThis.Number(object.runningTasks)
+        : isSet(object.running_tasks)
+        ? globalThis.Number(object.running_tasks)
+        : 0,
     };
   },
 
@@ -1732,6 +1797,12 @@ export const ProcessStatus: MessageFns<ProcessStatus> = {
     if (message.cpuCount !== 0) {
       obj.cpuCount = Math.round(message.cpuCount);
     }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.runningTasks !== 0) {
+      obj.runningTasks = Math.round(message.runningTasks);
+    }
     return obj;
   },
 
@@ -1755,12 +1826,14 @@ export const ProcessStatus: MessageFns<ProcessStatus> = {
     message.version = object.version ?? "";
     message.loadAverage1m = object.loadAverage1m ?? 0;
     message.cpuCount = object.cpuCount ?? 0;
+    message.workerId = object.workerId ?? "";
+    message.runningTasks = object.runningTasks ?? 0;
     return message;
   },
 };
 
 function createBaseProfileProcessRequest(): ProfileProcessRequest {
-  return { kind: "", durationMs: 0 };
+  return { kind: "", durationMs: 0, workerId: "" };
 }
 
 export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
@@ -1770,6 +1843,9 @@ export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
     }
     if (message.durationMs !== 0) {
       writer.uint32(16).int64(message.durationMs);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(26).string(message.workerId);
     }
     return writer;
   },
@@ -1803,6 +1879,14 @@ export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
             message.durationMs = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1823,6 +1907,11 @@ export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
         : isSet(object.duration_ms)
         ? globalThis.Number(object.duration_ms)
         : 0,
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
     };
   },
 
@@ -1834,6 +1923,9 @@ export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
     if (message.durationMs !== 0) {
       obj.durationMs = Math.round(message.durationMs);
     }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
     return obj;
   },
 
@@ -1844,6 +1936,7 @@ export const ProfileProcessRequest: MessageFns<ProfileProcessRequest> = {
     const message = createBaseProfileProcessRequest();
     message.kind = object.kind ?? "";
     message.durationMs = object.durationMs ?? 0;
+    message.workerId = object.workerId ?? "";
     return message;
   },
 };
@@ -1916,13 +2009,16 @@ export const ProfileChunk: MessageFns<ProfileChunk> = {
 };
 
 function createBaseGetProcessLogsRequest(): GetProcessLogsRequest {
-  return { tail: 0 };
+  return { tail: 0, workerId: "" };
 }
 
 export const GetProcessLogsRequest: MessageFns<GetProcessLogsRequest> = {
   encode(message: GetProcessLogsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.tail !== 0) {
       writer.uint32(8).int32(message.tail);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(18).string(message.workerId);
     }
     return writer;
   },
@@ -1948,6 +2044,14 @@ export const GetProcessLogsRequest: MessageFns<GetProcessLogsRequest> = {
             message.tail = reader.int32();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1961,13 +2065,23 @@ export const GetProcessLogsRequest: MessageFns<GetProcessLogsRequest> = {
   },
 
   fromJSON(object: any): GetProcessLogsRequest {
-    return { tail: isSet(object.tail) ? globalThis.Number(object.tail) : 0 };
+    return {
+      tail: isSet(object.tail) ? globalThis.Number(object.tail) : 0,
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+    };
   },
 
   toJSON(message: GetProcessLogsRequest): unknown {
     const obj: any = {};
     if (message.tail !== 0) {
       obj.tail = Math.round(message.tail);
+    }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
     }
     return obj;
   },
@@ -1978,6 +2092,7 @@ export const GetProcessLogsRequest: MessageFns<GetProcessLogsRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetProcessLogsRequest>, I>>(object: I): GetProcessLogsRequest {
     const message = createBaseGetProcessLogsRequest();
     message.tail = object.tail ?? 0;
+    message.workerId = object.workerId ?? "";
     return message;
   },
 };

@@ -21,6 +21,14 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import {
+  GetProcessLogsRequest,
+  GetProcessLogsResponse,
+  GetProcessStatusRequest,
+  ProcessStatus,
+  ProfileChunk,
+  ProfileProcessRequest,
+} from "./cluster.js";
+import {
   ExecOutput,
   ResourceUsage,
   RunTaskRequest,
@@ -1339,6 +1347,41 @@ export const WorkerServiceService = {
     responseSerialize: (value: ExecOutput): Buffer => Buffer.from(ExecOutput.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExecOutput => ExecOutput.decode(value),
   },
+  /**
+   * This daemon's own process: status, recent log lines, a CPU profile or heap snapshot. The
+   * controller relays them for `iris process --worker` after checking the caller is an admin.
+   */
+  getProcessStatus: {
+    path: "/iris.v1.WorkerService/GetProcessStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProcessStatusRequest): Buffer =>
+      Buffer.from(GetProcessStatusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProcessStatusRequest => GetProcessStatusRequest.decode(value),
+    responseSerialize: (value: ProcessStatus): Buffer => Buffer.from(ProcessStatus.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProcessStatus => ProcessStatus.decode(value),
+  },
+  profileProcess: {
+    path: "/iris.v1.WorkerService/ProfileProcess" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ProfileProcessRequest): Buffer =>
+      Buffer.from(ProfileProcessRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProfileProcessRequest => ProfileProcessRequest.decode(value),
+    responseSerialize: (value: ProfileChunk): Buffer => Buffer.from(ProfileChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProfileChunk => ProfileChunk.decode(value),
+  },
+  getProcessLogs: {
+    path: "/iris.v1.WorkerService/GetProcessLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProcessLogsRequest): Buffer =>
+      Buffer.from(GetProcessLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProcessLogsRequest => GetProcessLogsRequest.decode(value),
+    responseSerialize: (value: GetProcessLogsResponse): Buffer =>
+      Buffer.from(GetProcessLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProcessLogsResponse => GetProcessLogsResponse.decode(value),
+  },
 } as const;
 
 export interface WorkerServiceServer extends UntypedServiceImplementation {
@@ -1346,6 +1389,13 @@ export interface WorkerServiceServer extends UntypedServiceImplementation {
   healthCheck: handleUnaryCall<WorkerHealthCheckRequest, WorkerHealthCheckResponse>;
   /** Runs a command in a RUNNING attempt's workdir and environment (the controller checks who may). */
   execInAttempt: handleServerStreamingCall<ExecInAttemptRequest, ExecOutput>;
+  /**
+   * This daemon's own process: status, recent log lines, a CPU profile or heap snapshot. The
+   * controller relays them for `iris process --worker` after checking the caller is an admin.
+   */
+  getProcessStatus: handleUnaryCall<GetProcessStatusRequest, ProcessStatus>;
+  profileProcess: handleServerStreamingCall<ProfileProcessRequest, ProfileChunk>;
+  getProcessLogs: handleUnaryCall<GetProcessLogsRequest, GetProcessLogsResponse>;
 }
 
 export interface WorkerServiceClient extends Client {
@@ -1386,6 +1436,46 @@ export interface WorkerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ExecOutput>;
+  /**
+   * This daemon's own process: status, recent log lines, a CPU profile or heap snapshot. The
+   * controller relays them for `iris process --worker` after checking the caller is an admin.
+   */
+  getProcessStatus(
+    request: GetProcessStatusRequest,
+    callback: (error: ServiceError | null, response: ProcessStatus) => void,
+  ): ClientUnaryCall;
+  getProcessStatus(
+    request: GetProcessStatusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProcessStatus) => void,
+  ): ClientUnaryCall;
+  getProcessStatus(
+    request: GetProcessStatusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProcessStatus) => void,
+  ): ClientUnaryCall;
+  profileProcess(request: ProfileProcessRequest, options?: Partial<CallOptions>): ClientReadableStream<ProfileChunk>;
+  profileProcess(
+    request: ProfileProcessRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ProfileChunk>;
+  getProcessLogs(
+    request: GetProcessLogsRequest,
+    callback: (error: ServiceError | null, response: GetProcessLogsResponse) => void,
+  ): ClientUnaryCall;
+  getProcessLogs(
+    request: GetProcessLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProcessLogsResponse) => void,
+  ): ClientUnaryCall;
+  getProcessLogs(
+    request: GetProcessLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProcessLogsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const WorkerServiceClient = makeGenericClientConstructor(

@@ -1,16 +1,24 @@
 import { hostname, availableParallelism, loadavg } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { IrisError } from '../../errors.js';
-import type { ProcessLogLine, ProcessStatus } from '../../gen/iris/v1/cluster.js';
+import { IrisError } from '../errors.js';
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { ProcessLogLine, ProcessStatus, ProfileChunk, ProfileProcessRequest } from '../gen/iris/v1/cluster.js';
+import { grpcStatusOfError } from './grpc-errors.js';
 
 /** The longest CPU profile a caller may ask for, and the default. */
 export const PROFILE_MAX_MS = 120_000;
 export const PROFILE_DEFAULT_MS = 10_000;
 
+/** What a worker daemon adds to its status. */
+export interface ProcessRoleDetails {
+  readonly workerId: string;
+  readonly runningTasks: number;
+}
+
 /**
  * What this process is doing: resource use, versions and event-loop delay. Created once per process
- * role; `close()` stops the event-loop histogram.
+ * role (the controller, each worker daemon); `close()` stops the event-loop histogram.
  */
 export class ProcessIntrospection {
   /** Log lines kept for `iris process logs`. */
@@ -23,6 +31,7 @@ export class ProcessIntrospection {
   constructor(
     private readonly role: string,
     private readonly version: string,
+    private readonly details: () => ProcessRoleDetails = () => ({ workerId: '', runningTasks: 0 }),
   ) {
     this.#delay.enable();
   }
@@ -60,6 +69,7 @@ export class ProcessIntrospection {
       version: this.version,
       loadAverage1m: loadavg()[0] ?? 0,
       cpuCount: availableParallelism(),
+      ...this.details(),
     };
   }
 
@@ -98,5 +108,25 @@ export class ProcessIntrospection {
 
   close(): void {
     this.#delay.disable();
+  }
+}
+
+const PROFILE_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Serves a `ProfileProcess` call from `introspection` in 1 MiB chunks, after `authorize` (which
+ * throws to refuse); a caller that goes away ends a CPU profile early.
+ */
+export async function serveProfile(introspection: ProcessIntrospection, call: ServerWritableStream<ProfileProcessRequest, ProfileChunk>, authorize: () => void): Promise<void> {
+  const gone = new AbortController();
+  call.on('cancelled', () => gone.abort());
+  call.on('error', () => gone.abort());
+  try {
+    authorize();
+    const data = await introspection.profile(call.request.kind, call.request.durationMs, gone.signal);
+    for (let off = 0; off < data.length; off += PROFILE_CHUNK_BYTES) call.write({ data: data.subarray(off, off + PROFILE_CHUNK_BYTES) });
+    call.end();
+  } catch (e) {
+    call.emit('error', grpcStatusOfError(e));
   }
 }
