@@ -43,12 +43,11 @@ export {
 export type { ConfigEvent, ConfigVisitor, ExecutorStepOptions, MirroredOptions, Resolved, StepContext, StepFn, StepProgress, StepRemoteCallable } from './dag/index.js';
 export { silentLogger, stderrLogger } from './logger.js';
 export type { ExecutorLogger } from './logger.js';
-export { MAX_INLINE_DEPTH, VersionGraph, collectDependenciesAndVersion, hash6 } from './versioning/index.js';
-export type { CollectedDependencies, VersionGraphOptions, VersionObject } from './versioning/index.js';
+export { MAX_INLINE_DEPTH, VersionGraph, collectDependenciesAndVersion, computeOutputPath, hash6 } from './versioning/index.js';
+export type { CollectedDependencies, ComputeOutputPathOptions, VersionGraphOptions, VersionObject } from './versioning/index.js';
 export {
   MIRROR_SCHEME,
   absolutePrefix,
-  computeOutputPath,
   hasScheme,
   instantiateConfig,
   makePrefixAbsolute,
@@ -58,7 +57,7 @@ export {
   stripFloatValues,
   unresolvedOutputNameError,
 } from './resolution/index.js';
-export type { ComputeOutputPathOptions, InstantiateConfigOptions } from './resolution/index.js';
+export type { InstantiateConfigOptions } from './resolution/index.js';
 export { Executor } from './executor.js';
 export type { ExecutorOptions, StepEntry } from './executor-options.js';
 export type { RunOptions } from './run/run-options.js';

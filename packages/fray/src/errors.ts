@@ -1,6 +1,5 @@
 import { CodedError, hasBrand } from '@marin/rigging';
 import type { CodedErrorOptions } from '@marin/rigging';
-import type { JobHandle } from './client/client.js';
 
 /** Every error code of `@marin/fray`; callers branch on these, never on message text. */
 export type FrayErrorCode =
@@ -67,26 +66,6 @@ export class JobFailed extends FrayError {
     cause?: unknown,
   ) {
     super('FRAY_JOB_FAILED', message, { cause, details: { jobId, failedStatus } });
-  }
-}
-
-/** A job of the same name exists and the caller passed `adoptExisting: false`. */
-export class JobAlreadyExists extends FrayError {
-  override readonly name: string = 'JobAlreadyExists';
-
-  /**
-   * @param jobName the conflicting name
-   * @param handle a handle to the existing job, when the backend can give one
-   */
-  constructor(
-    readonly jobName: string,
-    readonly handle?: JobHandle,
-    cause?: unknown,
-  ) {
-    super('FRAY_JOB_ALREADY_EXISTS', `job "${jobName}" already exists; pass adoptExisting: true to reuse it`, {
-      cause,
-      details: { jobName },
-    });
   }
 }
 

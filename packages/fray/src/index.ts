@@ -10,7 +10,8 @@
  * await job.wait(); // 'succeeded', or throws JobFailed
  * ```
  */
-export { FrayError, JobAlreadyExists, JobFailed, WaitTimeout } from './errors.js';
+export { FrayError, JobFailed, WaitTimeout } from './errors.js';
+export { JobAlreadyExists } from './client/job-already-exists.js';
 export type { FrayErrorCode } from './errors.js';
 export { ResourceConfig } from './resources/resource-config.js';
 export type { DeviceSpec, GpuResourceOptions, ResourceOptions, TpuResourceOptions } from './resources/resource-config.js';

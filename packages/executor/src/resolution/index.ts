@@ -4,5 +4,3 @@ export { resolveLocalPlaceholders } from './resolve-local-placeholders.js';
 export { absolutePrefix, hasScheme, makePrefixAbsolute } from './make-prefix-absolute.js';
 export { MIRROR_SCHEME, mirrorUrlForInput } from './mirror-path.js';
 export { maxMirrorBudgetGb } from './max-mirror-budget.js';
-export { computeOutputPath } from './compute-output-path.js';
-export type { ComputeOutputPathOptions } from './compute-output-path.js';

@@ -3,7 +3,16 @@ import { FrayError } from '../errors.js';
 import { GPU_TYPES, isGpuType } from './gpu-types.js';
 import type { GpuType } from './gpu-types.js';
 import { parseSizeBytes } from './size-string.js';
-import { describeTpuShape, tpuShape } from './tpu-shape.js';
+import type { TpuTopology } from '@marin/iris/core';
+import {
+  describeTpuShape,
+  rememberTpuAlternatives,
+  rememberTpuShape,
+  resolvedTpuAlternatives,
+  resolvedTpuShape,
+  tpuShape,
+  tpuShapeOf,
+} from './tpu-shape.js';
 
 /** The accelerator of one task. */
 export type DeviceSpec =
@@ -137,19 +146,24 @@ export class ResourceConfig {
     const o = parsed.data;
     let device: DeviceSpec = o.device;
     let alternatives = o.deviceAlternatives;
+    // TPU variants are looked up in the table here, once. A device or alternatives list that another
+    // ResourceConfig already resolved (`with()`, `withTpu()`) carries its rows, so it is not looked up again.
+    let primaryRow: TpuTopology | undefined;
+    let alternativeRows: readonly TpuTopology[] | undefined;
     if (device.kind === 'tpu') {
-      const primary = tpuShape(device.variant);
+      const primary = resolvedTpuShape(options.device) ?? tpuShape(device.variant);
+      primaryRow = primary;
       device = device.topology === undefined ? { kind: 'tpu', variant: primary.name } : { kind: 'tpu', variant: primary.name, topology: device.topology };
-      alternatives = alternatives?.map((alt) => {
-        const shape = tpuShape(alt);
+      alternativeRows = resolvedTpuAlternatives(options.deviceAlternatives) ?? alternatives?.map((alt) => tpuShape(alt));
+      for (const shape of alternativeRows ?? []) {
         if (shape.vmCount !== primary.vmCount || shape.chipsPerVm !== primary.chipsPerVm) {
           throw invalid(
             `TPU types ${describeTpuShape(primary)} and ${describeTpuShape(shape)} have different VM shapes; alternatives must share vm_count and chips_per_vm`,
             { primary: primary.name, alternative: shape.name },
           );
         }
-        return shape.name;
-      });
+      }
+      alternatives = alternativeRows?.map((shape) => shape.name);
     } else if (device.kind === 'gpu') {
       for (const alt of alternatives ?? []) {
         if (!isGpuType(alt)) throw invalid(`unknown GPU type ${JSON.stringify(alt)} in deviceAlternatives; known: ${GPU_TYPES.join(', ')}`, { alternative: alt });
@@ -161,11 +175,16 @@ export class ResourceConfig {
     this.ram = o.ram;
     this.disk = o.disk;
     this.device = Object.freeze({ ...device });
+    if (this.device.kind === 'tpu' && primaryRow !== undefined) rememberTpuShape(this.device, primaryRow);
     this.preemptible = o.preemptible;
     this.regions = o.regions === undefined ? undefined : Object.freeze([...o.regions]);
     this.zone = o.zone;
     this.replicas = o.replicas;
     this.deviceAlternatives = alternatives === undefined || alternatives.length === 0 ? undefined : Object.freeze([...new Set(alternatives)]);
+    if (this.deviceAlternatives !== undefined && alternativeRows !== undefined) {
+      const byName = new Map(alternativeRows.map((row) => [row.name, row]));
+      rememberTpuAlternatives(this.deviceAlternatives, this.deviceAlternatives.map((name) => byName.get(name)!));
+    }
     this.image = o.image;
     this.priority = o.priority;
     Object.freeze(this);
@@ -205,12 +224,14 @@ export class ResourceConfig {
       throw invalid(`invalid sliceCount ${String(sliceCount)}: must be an integer >= 1`, { sliceCount });
     }
     const shape = tpuShape(primary);
+    const device = Object.freeze(topology === undefined ? { kind: 'tpu' as const, variant: shape.name } : { kind: 'tpu' as const, variant: shape.name, topology });
+    rememberTpuShape(device, shape);
     return new ResourceConfig({
       cpu: 32,
       ram: '128g',
       disk: '50g',
       ...rest,
-      device: topology === undefined ? { kind: 'tpu', variant: shape.name } : { kind: 'tpu', variant: shape.name, topology },
+      device,
       replicas: sliceCount * shape.vmCount,
       deviceAlternatives: alternatives,
     });
@@ -226,7 +247,7 @@ export class ResourceConfig {
 
   /** Accelerator chips across all replicas: chips per VM × replicas for TPU, count × replicas for GPU, 0 for CPU. */
   chipCount(): number {
-    if (this.device.kind === 'tpu') return tpuShape(this.device.variant).chipsPerVm * this.replicas;
+    if (this.device.kind === 'tpu') return tpuShapeOf(this.device).chipsPerVm * this.replicas;
     if (this.device.kind === 'gpu') return this.device.count * this.replicas;
     return 0;
   }

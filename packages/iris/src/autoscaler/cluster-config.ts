@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { IrisError } from '../errors.js';
-import { getTpuTopology } from '../core/tpu-topology.js';
+import { findTpuTopology } from '../core/tpu-topology.js';
 
 const ms = z.number().int().positive();
 const attributeValue = z.union([z.string(), z.number()]);
@@ -17,16 +17,29 @@ export const GroupResourcesSchema = z.strictObject({
   disk_bytes: z.number().int().nonnegative().default(0),
 });
 
-/** The shape of one slice: a CPU host, or a TPU slice of a real variant (one worker per VM). */
-export const SliceTemplateSchema = z.union([
+/**
+ * The shape of one slice: a CPU host, or a TPU slice of a real variant (one worker per VM). A TPU
+ * variant is looked up in the topology table here, once: the parsed slice carries the canonical
+ * `variant` and its row as `tpu`, which the autoscaler and the platforms read.
+ */
+export const SliceTemplateSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('cpu') }),
-  z.strictObject({
-    kind: z.literal('tpu'),
-    /** A variant of the TPU table, e.g. `v5litepod-16` (`v5e-16` is normalised). */
-    variant: z.string().min(1),
-    /** Ask GCP for preemptible (spot) capacity. @default false */
-    preemptible: z.boolean().default(false),
-  }),
+  z
+    .strictObject({
+      kind: z.literal('tpu'),
+      /** A variant of the TPU table, e.g. `v5litepod-16` (`v5e-16` is normalised). */
+      variant: z.string().min(1),
+      /** Ask GCP for preemptible (spot) capacity. @default false */
+      preemptible: z.boolean().default(false),
+    })
+    .transform((slice, ctx) => {
+      const tpu = findTpuTopology(slice.variant);
+      if (tpu === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['variant'], message: `unknown TPU type "${slice.variant}"` });
+        return z.NEVER;
+      }
+      return { ...slice, variant: tpu.name, tpu };
+    }),
 ]);
 
 /** One scale group: identical slices the autoscaler creates and deletes as a unit. */
@@ -168,13 +181,6 @@ export const ClusterConfigSchema = z
       if (platform !== undefined && config.platforms[platform]?.kind === 'gcp') {
         if (g.slice.kind !== 'tpu') ctx.addIssue({ code: 'custom', path: ['scale_groups', i, 'slice', 'kind'], message: 'a gcp platform creates TPU slices only' });
         if (g.zone === undefined) ctx.addIssue({ code: 'custom', path: ['scale_groups', i, 'zone'], message: 'required for a gcp platform' });
-      }
-      if (g.slice.kind === 'tpu') {
-        try {
-          getTpuTopology(g.slice.variant);
-        } catch {
-          ctx.addIssue({ code: 'custom', path: ['scale_groups', i, 'slice', 'variant'], message: `unknown TPU type "${g.slice.variant}"` });
-        }
       }
     });
   });

@@ -1,7 +1,6 @@
 import type { ScaleGroupConfig } from './cluster-config.js';
 import type { DemandEntry } from './demand.js';
 import { constraintMatches } from '../core/constraint-match.js';
-import { getTpuTopology } from '../core/tpu-topology.js';
 import { PRIORITY_BANDS } from '../scheduler/priority-band.js';
 import type { Constraint, ResourceAmounts, WorkerAttributes } from '../scheduler/types.js';
 import type { AutoscalerTimings } from './cluster-config.js';
@@ -74,7 +73,7 @@ export function groupAttributes(group: ScaleGroupConfig): WorkerAttributes {
   }
   if (group.slice.kind === 'cpu') attrs['device-type'] = 'cpu';
   else {
-    const t = getTpuTopology(group.slice.variant);
+    const t = group.slice.tpu;
     Object.assign(attrs, { 'device-type': 'tpu', 'device-variant': t.name, 'tpu-vm-count': t.vmCount, 'tpu-name': '', preemptible: String(group.slice.preemptible) });
   }
   return { ...attrs, ...group.attributes };
@@ -82,12 +81,12 @@ export function groupAttributes(group: ScaleGroupConfig): WorkerAttributes {
 
 /** VMs (workers) in one slice of the group. */
 export function vmsPerSlice(group: ScaleGroupConfig): number {
-  return group.slice.kind === 'tpu' ? getTpuTopology(group.slice.variant).vmCount : 1;
+  return group.slice.kind === 'tpu' ? group.slice.tpu.vmCount : 1;
 }
 
 /** What one VM of the group offers. */
 export function vmCapacity(group: ScaleGroupConfig): ResourceAmounts {
-  const tpuChips = group.slice.kind === 'tpu' ? getTpuTopology(group.slice.variant).chipsPerVm : 0;
+  const tpuChips = group.slice.kind === 'tpu' ? group.slice.tpu.chipsPerVm : 0;
   return { cpuMillicores: Math.round(group.resources.cpu * 1000), memoryBytes: group.resources.memory_bytes, gpuCount: 0, tpuChips };
 }
 

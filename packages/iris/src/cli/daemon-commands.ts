@@ -3,7 +3,6 @@ import { homedir } from 'node:os';
 import { startController } from '../cluster/start-controller.js';
 import { parseSize } from '../core/sizes.js';
 import { IrisError } from '../errors.js';
-import { getTpuTopology } from '../core/tpu-topology.js';
 import { parseAttributeList } from '../worker/worker-attributes.js';
 import { startWorker } from '../worker/worker-daemon.js';
 import { untilSignal } from './cli-context.js';
@@ -47,7 +46,7 @@ export async function workerStartCommand(flags: WorkerStartFlags, io: CliIo, sig
     ...(flags.cpu ? { cpuMillicores: Math.round(parseNumberFlag('--cpu', flags.cpu) * 1000) } : {}),
     ...(flags.memory ? { memoryBytes: parseSize(flags.memory, '--memory') } : {}),
     ...(flags.disk ? { diskBytes: parseSize(flags.disk, '--disk') } : {}),
-    ...(flags.tpu ? { tpu: { variant: getTpuTopology(flags.tpu).name, name: flags.tpuName!, workerId: parseNumberFlag('--tpu-worker-id', flags.tpuWorkerId!, true) } } : {}),
+    ...(flags.tpu ? { tpu: { variant: flags.tpu, name: flags.tpuName!, workerId: parseNumberFlag('--tpu-worker-id', flags.tpuWorkerId!, true) } } : {}),
     ...(flags.gpu ? { gpu: parseGpuSpec(flags.gpu) } : {}),
     taskEnv: parseEnvFlags(flags.taskEnv, io.env),
     ...(io.env['IRIS_AUTH_TOKEN'] ? { authToken: io.env['IRIS_AUTH_TOKEN'] } : {}),

@@ -7,6 +7,7 @@ import { TERMINAL_JOB_STATES } from '../core/job-types.js';
 import { IrisError } from '../errors.js';
 import type { LocalClusterHandle } from '../cluster/local-cluster.js';
 import { getTpuTopology } from '../core/tpu-topology.js';
+import type { TpuTopology } from '../core/tpu-topology.js';
 import { connectController } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { explainControllerError } from './cli-errors.js';
@@ -59,10 +60,13 @@ function runResult(job: JobInfo): JobRunResult {
   };
 }
 
-/** Builds the job spec of `iris job run` from its flags and command. */
-export function jobRunSpec(flags: JobRunFlags, command: readonly string[], env: NodeJS.ProcessEnv): JobSpec {
+/**
+ * Builds the job spec of `iris job run` from its flags and command; `tpu` is the `--tpu` flag already
+ * looked up in the topology table (by the caller, once).
+ */
+export function jobRunSpec(flags: JobRunFlags, command: readonly string[], context: { env: NodeJS.ProcessEnv; tpu: TpuTopology | undefined }): JobSpec {
+  const { env, tpu } = context;
   const gpu = flags.gpu ? parseGpuSpec(flags.gpu) : undefined;
-  const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
   const constraints: NonNullable<JobSpec['constraints']> = [];
   if (flags.region.length === 1) constraints.push({ key: 'region', op: 'EQ', value: flags.region[0] });
   if (flags.region.length > 1) constraints.push({ key: 'region', op: 'IN', values: flags.region });
@@ -93,7 +97,9 @@ export function jobRunSpec(flags: JobRunFlags, command: readonly string[], env: 
  * no controller configured it starts an embedded ephemeral cluster and runs the job in place.
  */
 export async function runJobCommand(flags: JobRunFlags, command: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
-  const spec = jobRunSpec(flags, command, io.env);
+  // The --tpu flag is looked up in the table here, once: the spec and the embedded cluster use the row.
+  const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
+  const spec = jobRunSpec(flags, command, { env: io.env, tpu });
   const inTask = Boolean(io.env['IRIS_TASK_ID']);
   const connection = await connectController(flags.controller, io.env);
   const resolved = connection?.controller;
@@ -116,7 +122,6 @@ export async function runJobCommand(flags: JobRunFlags, command: readonly string
       io.stderr('iris: --no-wait needs a running controller (the embedded cluster stops when this command exits)\n');
       return 2;
     }
-    const tpu = flags.tpu ? getTpuTopology(flags.tpu) : undefined;
     if (tpu) io.stderr(`iris: starting an embedded cluster with one simulated ${tpu.name} slice (${tpu.vmCount} workers)\n`);
     const { startLocalCluster } = await import('../cluster/local-cluster.js');
     cluster = await startLocalCluster({ workers: 1, simulateTpu: tpu ? [{ variant: tpu.name, slices: 1 }] : [], termTimeoutMs: 2000 });

@@ -26,6 +26,7 @@ describe('ControllerState: submission', () => {
     ['negative cpu', { resources: { cpuMillicores: -1 } }],
     ['IRIS_ env key', { environment: { envVars: { IRIS_JOB_ID: 'x' } } }],
     ['unknown TPU variant', { resources: { device: { kind: { $case: 'tpu' as const, value: { variant: 'v9-8', topology: '', count: 0 } } } } }],
+    ['unknown TPU variant in a reservation entry', { reservation: { entries: [{ resources: { cpuMillicores: 1000, device: { kind: { $case: 'tpu' as const, value: { variant: 'v5litepod-3', topology: '', count: 0 } } } } }] } }],
     ['replicas > 10000', { replicas: 10_001 }],
     ['non-multiple TPU replicas', { replicas: 3, resources: { device: { kind: { $case: 'tpu' as const, value: { variant: 'v5litepod-16', topology: '', count: 0 } } } } }],
   ])('rejects %s with IRIS_INVALID_ARGUMENT and writes nothing', (_label, req) => {

@@ -4,8 +4,9 @@ import type { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ConstraintMode, ConstraintOp } from '../gen/iris/v1/types.js';
 import type { Constraint } from '../gen/iris/v1/types.js';
 import { canonicalGpuVariant } from '../core/device-constraints.js';
-import { getTpuTopology } from '../core/tpu-topology.js';
+import type { ResolvedDevice } from '../core/resolved-device.js';
 import { parseJobName } from '../core/job-names.js';
+import { resolvedDeviceOf } from './request-resources.js';
 
 const MAX_ENV_VALUE_BYTES = 128 * 1024;
 const MAX_PYTHON_LOCK_BYTES = 1024 * 1024;
@@ -46,9 +47,11 @@ function firstIssue(e: z.ZodError): string {
 /**
  * Validates a `LaunchJobRequest` at the wire edge: names, resources, budgets, env keys, devices,
  * constraints. Replica rules are applied later (they may turn 1 into a TPU slice's VM count).
+ * @returns the job's device with its TPU variant resolved to the topology row, for the submit path to
+ *   use without a second look-up (reservation entries' variants are checked the same way).
  * @throws {IrisError} IRIS_INVALID_ARGUMENT naming the bad field.
  */
-export function validateLaunchRequest(req: LaunchJobRequest): void {
+export function validateLaunchRequest(req: LaunchJobRequest): ResolvedDevice {
   const parsed = RequestSchema.safeParse({
     ...req,
     resources: req.resources ?? { cpuMillicores: 0, memoryBytes: 0, diskBytes: 0 },
@@ -78,8 +81,8 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
     }
   }
   const device = req.resources?.device?.kind;
+  const resolved = resolvedDeviceOf(req.resources?.device);
   if (device?.$case === 'tpu') {
-    getTpuTopology(device.value.variant);
     if (device.value.count < 0) throw new IrisError('IRIS_INVALID_ARGUMENT', 'resources.device.tpu.count must be >= 0');
   } else if (device?.$case === 'gpu') {
     const variant = device.value.variant.toLowerCase();
@@ -94,13 +97,13 @@ export function validateLaunchRequest(req: LaunchJobRequest): void {
   entries.forEach((e, i) => {
     const r = e.resources;
     if (r && (r.cpuMillicores < 0 || r.memoryBytes < 0 || r.diskBytes < 0)) throw new IrisError('IRIS_INVALID_ARGUMENT', `reservation.entries[${i}].resources must be >= 0`);
-    const kind = r?.device?.kind;
-    if (kind?.$case === 'tpu') getTpuTopology(kind.value.variant);
+    resolvedDeviceOf(r?.device);
     e.constraints.forEach((c, j) => validateConstraint(c, `reservation.entries[${i}].constraints[${j}]`));
   });
   if (req.coscheduling && req.coscheduling.tasksPerGroup < 0) {
     throw new IrisError('IRIS_INVALID_ARGUMENT', 'coscheduling.tasks_per_group must be >= 0');
   }
+  return resolved;
 }
 
 function rejectNul(value: string, field: string): void {

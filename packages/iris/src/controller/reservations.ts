@@ -1,6 +1,6 @@
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { JobState, TaskState } from '../gen/iris/v1/types.js';
-import { deriveDeviceConstraints, mergeConstraints } from '../core/device-constraints.js';
+import { deviceConstraintsOf, mergeConstraints } from '../core/device-constraints.js';
 import { claimReservations } from '../scheduler/reservation-claims.js';
 import type { ReservationEntryRequest } from '../scheduler/reservation-claims.js';
 import type { SchedulerWorker } from '../scheduler/types.js';
@@ -10,7 +10,7 @@ import type { LifecycleContext } from './lifecycle.js';
 import type { ControllerStore, JobRow } from './store/store.js';
 import { isTerminalJobState, isTerminalTaskState } from '../wire/task-states.js';
 import { holderJobIdOf, taskIdOf } from '../core/job-names.js';
-import { deviceSpecOf, taskResources } from './request-resources.js';
+import { resolvedDeviceOf, taskResources } from './request-resources.js';
 
 /** Entries of a request's reservation (none when it has no reservation). */
 export function reservationEntries(req: LaunchJobRequest): NonNullable<LaunchJobRequest['reservation']>['entries'] {
@@ -106,7 +106,7 @@ export function refreshReservationClaims(ctx: LifecycleContext, workers: readonl
         holderTaskId: task.task_id,
         reservationJobId: parent.job_id,
         resources: taskResources(req),
-        constraints: mergeConstraints({ derived: deriveDeviceConstraints(deviceSpecOf(req)), user: entry.constraints.map(constraintFromProto), parent: [] }),
+        constraints: mergeConstraints({ derived: deviceConstraintsOf(resolvedDeviceOf(entry.resources?.device)), user: entry.constraints.map(constraintFromProto), parent: [] }),
       });
     }
   }

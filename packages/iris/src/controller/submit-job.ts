@@ -1,13 +1,11 @@
 import { IrisError } from '../errors.js';
 import { LaunchJobRequest } from '../gen/iris/v1/controller.js';
 import { ExistingJobPolicy, JobState, StopReason, TaskState } from '../gen/iris/v1/types.js';
-import { getTpuTopology } from '../core/tpu-topology.js';
-import { planReplicas } from '../core/tpu-replicas.js';
+import { replicaPlanOf } from '../core/tpu-replicas.js';
 import { parseJobName, taskIdOf } from '../core/job-names.js';
-import { deriveDeviceConstraints, mergeConstraints } from '../core/device-constraints.js';
+import { deviceConstraintsOf, mergeConstraints } from '../core/device-constraints.js';
 import { constraintFromProto, constraintToProto } from '../wire/constraint-proto.js';
 import { validateLaunchRequest } from './launch-request.js';
-import { deviceSpecOf } from './request-resources.js';
 import { resolveRequestedBand } from './priority-bands.js';
 import { createReservationHolder } from './reservations.js';
 import { jobTree, killJobTree } from './lifecycle.js';
@@ -25,7 +23,8 @@ export const DEFAULT_MAX_RETRIES_PREEMPTION = 100;
  * @throws {IrisError} IRIS_INVALID_ARGUMENT, IRIS_FAILED_PRECONDITION or IRIS_ALREADY_EXISTS.
  */
 export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): string {
-  validateLaunchRequest(input);
+  // The request's TPU variants are looked up in the table here, once; the rest reads the rows.
+  const device = validateLaunchRequest(input);
   const { store, now } = ctx;
   const name = parseJobName(input.name);
   const parent = name.parent === null ? undefined : store.job(name.parent);
@@ -52,8 +51,7 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
     for (const j of jobTree(store, existing.job_id)) store.deleteJob(j.job_id);
   }
 
-  const device = deviceSpecOf(input);
-  const plan = planReplicas(device, input.replicas);
+  const plan = replicaPlanOf(device, input.replicas);
   if (plan.failure !== null) throw new IrisError('IRIS_INVALID_ARGUMENT', `replicas: ${plan.failure}`, { details: { replicas: plan.replicas } });
 
   const req = LaunchJobRequest.fromPartial(input);
@@ -61,15 +59,14 @@ export function submitJob(ctx: LifecycleContext, input: LaunchJobRequest): strin
   req.maxRetriesPreemption = input.maxRetriesPreemption ?? DEFAULT_MAX_RETRIES_PREEMPTION;
   if (req.coscheduling === undefined && plan.coscheduling !== null) req.coscheduling = { groupBy: plan.coscheduling.groupBy, tasksPerGroup: plan.coscheduling.tasksPerGroup };
   const tpu = req.resources?.device?.kind;
-  if (tpu?.$case === 'tpu') {
-    const topology = getTpuTopology(tpu.value.variant);
-    tpu.value.variant = topology.name;
-    if (tpu.value.count === 0) tpu.value.count = topology.chipsPerVm;
+  if (tpu?.$case === 'tpu' && device.kind === 'tpu') {
+    tpu.value.variant = device.tpu.name;
+    if (tpu.value.count === 0) tpu.value.count = device.tpu.chipsPerVm;
   }
   const parentReq = parent ? store.request(parent) : undefined;
   req.priorityBand = resolveRequestedBand(input.priorityBand, parentReq);
   req.constraints = mergeConstraints({
-    derived: deriveDeviceConstraints(device),
+    derived: deviceConstraintsOf(device),
     user: input.constraints.map(constraintFromProto),
     parent: (parentReq?.constraints ?? []).map(constraintFromProto),
   }).map(constraintToProto);

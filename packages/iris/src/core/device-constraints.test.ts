@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SimCluster, jobWithTasks, placement, tick, tpuSlice, worker } from '../../test/helpers/scheduler-fixtures.js';
-import { canonicalGpuVariant, deriveDeviceConstraints, mergeConstraints } from './device-constraints.js';
+import { getTpuTopology } from './tpu-topology.js';
+import type { TpuTopology } from './tpu-topology.js';
+import { canonicalGpuVariant, deriveDeviceConstraints, deviceConstraintsOf, mergeConstraints } from './device-constraints.js';
 import type { Constraint } from './constraints.js';
 
 describe('deriveDeviceConstraints()', () => {
@@ -25,6 +27,24 @@ describe('deriveDeviceConstraints()', () => {
     expect(() => deriveDeviceConstraints({ kind: 'tpu', variant: 'v5litepod-3' })).toThrow(
       expect.objectContaining({ code: 'IRIS_INVALID_ARGUMENT' }),
     );
+  });
+});
+
+describe('deviceConstraintsOf()', () => {
+  it('takes the variant of a resolved TPU from its topology row, without reading the table again', () => {
+    expect(deviceConstraintsOf({ kind: 'tpu', tpu: getTpuTopology('v5e-16') })).toEqual([
+      { key: 'device-type', op: 'EQ', value: 'tpu' },
+      { key: 'device-variant', op: 'EQ', value: 'v5litepod-16' },
+    ]);
+    // A row the table does not hold: a second look-up would throw IRIS_INVALID_ARGUMENT.
+    const unlisted = { ...getTpuTopology('v6e-8'), name: 'v6e-12' } as TpuTopology;
+    expect(deviceConstraintsOf({ kind: 'tpu', tpu: unlisted })).toContainEqual({ key: 'device-variant', op: 'EQ', value: 'v6e-12' });
+  });
+
+  it('canonicalizes GPU variants and leaves CPU unconstrained, as deriveDeviceConstraints does', () => {
+    expect(deviceConstraintsOf({ kind: 'gpu', variant: 'H100', count: 8 })).toEqual(deriveDeviceConstraints({ kind: 'gpu', variant: 'H100', count: 8 }));
+    expect(deviceConstraintsOf({ kind: 'gpu', variant: 'auto' })).toEqual([{ key: 'device-type', op: 'EQ', value: 'gpu' }]);
+    expect(deviceConstraintsOf({ kind: 'cpu' })).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
+import { resolveDevice } from './resolved-device.js';
+import type { ResolvedDevice } from './resolved-device.js';
 import { equalityKey } from './constraint-match.js';
 import type { Constraint } from './constraints.js';
 import type { DeviceSpec } from './device-spec.js';
-import { getTpuTopology } from './tpu-topology.js';
 
 /** GPU variants known to the scheduler, upper-case as users write them. */
 export const KNOWN_GPU_VARIANTS: readonly string[] = Object.freeze([
@@ -36,11 +37,25 @@ export function canonicalGpuVariant(name: string): string | undefined {
  */
 export function deriveDeviceConstraints(device: DeviceSpec): Constraint[] {
   if (device.kind === 'cpu') return [];
+  const variant = device.variant.trim();
+  if (variant.toLowerCase() === 'auto' || variant === '') return [{ key: 'device-type', op: 'EQ', value: device.kind }];
+  return deviceConstraintsOf(resolveDevice(device));
+}
+
+/**
+ * {@link deriveDeviceConstraints} for a device resolved at the edge: a TPU's `device-variant` is its
+ * topology's canonical name, with no second look-up in the table.
+ */
+export function deviceConstraintsOf(device: ResolvedDevice): Constraint[] {
+  if (device.kind === 'cpu') return [];
   const derived: Constraint[] = [{ key: 'device-type', op: 'EQ', value: device.kind }];
+  if (device.kind === 'tpu') {
+    derived.push({ key: 'device-variant', op: 'EQ', value: device.tpu.name });
+    return derived;
+  }
   const variant = device.variant.trim().toLowerCase();
   if (variant === 'auto' || variant === '') return derived;
-  const canonical = device.kind === 'tpu' ? getTpuTopology(variant).name : (canonicalGpuVariant(variant) ?? variant);
-  derived.push({ key: 'device-variant', op: 'EQ', value: canonical });
+  derived.push({ key: 'device-variant', op: 'EQ', value: canonicalGpuVariant(variant) ?? variant });
   return derived;
 }
 

@@ -1,6 +1,7 @@
 import { IrisError } from '../errors.js';
 import type { Coscheduling, DeviceSpec } from './device-spec.js';
-import { getTpuTopology } from './tpu-topology.js';
+import { resolveDevice } from './resolved-device.js';
+import type { ResolvedDevice } from './resolved-device.js';
 import type { TpuTopology } from './tpu-topology.js';
 
 /** Jobs asking for more tasks than this are FAILED at submit with no tasks (Marin behaviour). */
@@ -31,7 +32,8 @@ export interface ReplicaPlan {
  *   multiple of the variant's `vm_count`
  */
 export function adjustTpuReplicas(device: DeviceSpec, replicas: number): number {
-  return adjustReplicas(device.kind === 'tpu' ? getTpuTopology(device.variant) : undefined, replicas);
+  const resolved = resolveDevice(device);
+  return adjustReplicas(resolved.kind === 'tpu' ? resolved.tpu : undefined, replicas);
 }
 
 /** {@link adjustTpuReplicas} for a resolved topology (undefined: not a TPU). */
@@ -59,12 +61,12 @@ function adjustReplicas(topology: TpuTopology | undefined, replicas: number): nu
  * @throws {IrisError} IRIS_INVALID_ARGUMENT if the TPU variant is unknown
  */
 export function resolveCoscheduling(device: DeviceSpec, replicas: number): Coscheduling | null {
-  return coschedulingOf(device, device.kind === 'tpu' ? getTpuTopology(device.variant) : undefined, replicas);
+  return coschedulingOf(resolveDevice(device), replicas);
 }
 
-/** {@link resolveCoscheduling} with the TPU topology already resolved (undefined for other devices). */
-function coschedulingOf(device: DeviceSpec, topology: TpuTopology | undefined, replicas: number): Coscheduling | null {
-  if (topology !== undefined) return topology.vmCount > 1 ? { groupBy: 'tpu-name', tasksPerGroup: topology.vmCount } : null;
+/** {@link resolveCoscheduling} for a resolved device. */
+function coschedulingOf(device: ResolvedDevice, replicas: number): Coscheduling | null {
+  if (device.kind === 'tpu') return device.tpu.vmCount > 1 ? { groupBy: 'tpu-name', tasksPerGroup: device.tpu.vmCount } : null;
   if (device.kind === 'gpu' && replicas > 1) return { groupBy: 'pool', tasksPerGroup: 0 };
   return null;
 }
@@ -78,10 +80,13 @@ function coschedulingOf(device: DeviceSpec, topology: TpuTopology | undefined, r
  *   multiple of the variant's `vm_count`
  */
 export function planReplicas(device: DeviceSpec, replicas: number): ReplicaPlan {
-  // The variant is normalized once for both rules.
-  const topology = device.kind === 'tpu' ? getTpuTopology(device.variant) : undefined;
-  const adjusted = adjustReplicas(topology, replicas);
-  const coscheduling = coschedulingOf(device, topology, adjusted);
+  return replicaPlanOf(resolveDevice(device), replicas);
+}
+
+/** {@link planReplicas} for a device resolved at the edge (the controller's submit path). */
+export function replicaPlanOf(device: ResolvedDevice, replicas: number): ReplicaPlan {
+  const adjusted = adjustReplicas(device.kind === 'tpu' ? device.tpu : undefined, replicas);
+  const coscheduling = coschedulingOf(device, adjusted);
   const sliceCount =
     coscheduling !== null && coscheduling.tasksPerGroup > 0 ? adjusted / coscheduling.tasksPerGroup : 1;
   const failure = adjusted > MAX_REPLICAS_PER_JOB ? `replicas ${adjusted} exceeds max ${MAX_REPLICAS_PER_JOB}` : null;

@@ -84,6 +84,12 @@ describe('iris tpu list', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('iris tpu list');
   });
+
+  it('is what `iris worker start` says for an unknown --tpu variant, before the worker starts', async () => {
+    const r = await runIris(['worker', 'start', '--controller', '127.0.0.1:1', '--tpu', 'v9-3', '--tpu-name', 's', '--tpu-worker-id', '0'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('iris tpu list');
+  });
 });
 
 describe('controller failures', () => {

@@ -1,5 +1,5 @@
-import { readJsonlRecords } from '../documents/jsonl-records.js';
-import type { JsonlRecord } from '../documents/jsonl-records.js';
+import { readJsonlRecords } from './jsonl-records.js';
+import type { JsonlRecord } from './jsonl-records.js';
 import type { DatasetPart } from './dataset-part.js';
 import { recordFileFormat } from './input-format.js';
 import { readParquetRecords, readParquetRowGroups } from './parquet-records.js';

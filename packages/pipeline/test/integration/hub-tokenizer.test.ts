@@ -6,7 +6,7 @@ import type { ExecutorStep } from '@marin/executor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickstartDataPath, tokenizerLocation } from '../../src/assets.js';
 import { openTokenCache } from '../../src/cache/index.js';
-import { readJsonlRecords } from '../../src/documents/jsonl-records.js';
+import { readJsonlRecords } from '../../src/formats/jsonl-records.js';
 import { defaultTokenize } from '../../src/steps/tokenize/default-tokenize.js';
 import { startHubServer } from '../../src/testing/hub-server.js';
 import type { HubServerHandle } from '../../src/testing/hub-server.js';

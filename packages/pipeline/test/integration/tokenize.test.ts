@@ -7,7 +7,7 @@ import { createLocalClient, withClient } from '@marin/fray';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTokenCache } from '../../src/cache/index.js';
 import { quickstartDataPath, tokenizerLocation } from '../../src/assets.js';
-import { readJsonlRecords } from '../../src/documents/jsonl-records.js';
+import { readJsonlRecords } from '../../src/formats/jsonl-records.js';
 import { defaultTokenize } from '../../src/steps/tokenize/default-tokenize.js';
 import { tokenize } from '../../src/steps/tokenize/tokenize.js';
 import { writeParquetPart } from '../../src/formats/parquet-part-writer.js';

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { fsError, mapFsErrors, wrapFsError } from '../internal/fs-error.js';
-import { withLocalGuard } from '../locks/local-guard.js';
+import { withLocalGuard } from './local-guard.js';
 import type { ByteRange, ConditionalFilesystem, FileInfo, LsOptions, RmOptions, VersionedBytes } from './filesystem.js';
 import { globWith } from './glob-pattern.js';
 import { schemeOf } from './storage-path.js';

@@ -86,6 +86,11 @@ describe('deviceDefaultEnv()', () => {
     expect(deviceDefaultEnv({ kind: 'tpu', variant: 'v6e-16' })).toEqual({ JAX_PLATFORMS: '', LIBTPU_INIT_ARGS: '--xla_tpu_scoped_vmem_limit_kib=98304' });
     expect(deviceDefaultEnv({ kind: 'tpu', variant: 'v4-8' })).toEqual({ JAX_PLATFORMS: '' });
   });
+
+  it('reads the TPU family from the topology row, so an alias gets its family defaults', () => {
+    expect(deviceDefaultEnv({ kind: 'tpu', variant: 'v5e-16' })).toEqual({ JAX_PLATFORMS: '', LIBTPU_INIT_ARGS: '--xla_tpu_scoped_vmem_limit_kib=50000' });
+    expect(() => deviceDefaultEnv({ kind: 'tpu', variant: 'v5litepod-3' })).toThrow(expect.objectContaining({ code: 'FRAY_INVALID_ARGUMENT' }));
+  });
 });
 
 describe('irisConstraintsOf()', () => {

@@ -4,7 +4,7 @@ import { FrayError } from '../../errors.js';
 import type { BinaryEntrypoint, Entrypoint, ModuleEntrypoint } from '../../request/entrypoint.js';
 import type { ResolvedJobRequest } from '../../request/job-request.js';
 import type { DeviceSpec, ResourceConfig } from '../../resources/resource-config.js';
-import { tpuShape } from '../../resources/tpu-shape.js';
+import { tpuShapeOf } from '../../resources/tpu-shape.js';
 import { MODULE_ARGS_FILE, MODULE_RUNNER_FILE, moduleRunnerArgs, moduleRunnerNodeFlags, moduleRunnerSource } from '../../runner/module-runner.js';
 import { withDeviceDefaults } from './device-env.js';
 
@@ -47,7 +47,7 @@ function irisGpuVariant(variant: string): string {
 export function irisDeviceOf(device: DeviceSpec): IrisDevice {
   if (device.kind === 'cpu') return { kind: 'cpu' };
   if (device.kind === 'gpu') return { kind: 'gpu', variant: irisGpuVariant(device.variant), count: device.count };
-  const count = tpuShape(device.variant).chipsPerVm;
+  const count = tpuShapeOf(device).chipsPerVm;
   return device.topology === undefined ? { kind: 'tpu', variant: device.variant, count } : { kind: 'tpu', variant: device.variant, count, topology: device.topology };
 }
 
@@ -66,7 +66,8 @@ export function irisConstraintsOf(resources: ResourceConfig): Constraint[] {
   const alternatives = resources.deviceAlternatives ?? [];
   if (alternatives.length > 0 && resources.device.kind !== 'cpu') {
     const primary = resources.device.kind === 'gpu' ? irisGpuVariant(resources.device.variant) : resources.device.variant;
-    const rest = alternatives.map((a) => (resources.device.kind === 'gpu' ? irisGpuVariant(a) : a.toLowerCase()));
+    // TPU alternatives are canonical names already (the ResourceConfig resolved them).
+    const rest = alternatives.map((a) => (resources.device.kind === 'gpu' ? irisGpuVariant(a) : a));
     out.push({ key: 'device-variant', op: 'IN', values: [...new Set([primary, ...rest])] });
   }
   return out;

@@ -1,7 +1,8 @@
 import { FRAY_JOB_ENV } from '../../client/job-context.js';
 import type { ResolvedJobRequest } from '../../request/job-request.js';
+import type { TpuTopology } from '@marin/iris/core';
 import type { DeviceSpec, ResourceConfig } from '../../resources/resource-config.js';
-import { tpuShape } from '../../resources/tpu-shape.js';
+import { tpuShape, tpuShapeOf } from '../../resources/tpu-shape.js';
 import { withDeviceDefaults } from '../iris/device-env.js';
 import { irisCommandOf } from '../iris/launch-plan.js';
 import { GANG_DRIVER_ENV, GANG_DRIVER_SOURCE, GANG_SPEC_ENV } from './gang-driver.js';
@@ -49,7 +50,11 @@ export interface RaySubmissionOptions {
 
 /** The custom resource Ray's TPU support puts on the first VM of every slice. */
 export function tpuHeadResource(variant: string): string {
-  return `TPU-${tpuShape(variant).name}-head`;
+  return headResourceOf(tpuShape(variant));
+}
+
+function headResourceOf(tpu: TpuTopology): string {
+  return `TPU-${tpu.name}-head`;
 }
 
 /**
@@ -60,7 +65,7 @@ export function rayResourcesOf(resources: ResourceConfig): RayResources {
   const device: DeviceSpec = resources.device;
   const base = { CPU: resources.cpu, memory: resources.ramBytes() };
   if (device.kind === 'gpu') return { ...base, GPU: device.count, custom: {} };
-  if (device.kind === 'tpu') return { ...base, custom: { TPU: tpuShape(device.variant).chipsPerVm } };
+  if (device.kind === 'tpu') return { ...base, custom: { TPU: tpuShapeOf(device).chipsPerVm } };
   return { ...base, custom: {} };
 }
 
@@ -98,7 +103,8 @@ export function buildRaySubmission(request: ResolvedJobRequest, options: RaySubm
   const cd = `cd ${shellQuote(options.workdir)}`;
   if (replicas === 1) {
     const custom: Record<string, number> = { ...ray.custom };
-    if (resources.device.kind === 'tpu' && tpuShape(resources.device.variant).vmCount === 1) custom[tpuHeadResource(resources.device.variant)] = 1;
+    const tpu = resources.device.kind === 'tpu' ? tpuShapeOf(resources.device) : undefined;
+    if (tpu !== undefined && tpu.vmCount === 1) custom[headResourceOf(tpu)] = 1;
     return {
       submission_id: options.submissionId,
       entrypoint: singleTaskScript(cd, argv, workdirFiles),
@@ -117,7 +123,7 @@ export function buildRaySubmission(request: ResolvedJobRequest, options: RaySubm
     env: {},
     bundles: gangBundles(resources, replicas),
     // Multi-VM TPU replicas must land on distinct hosts; Ray cannot also keep them within one slice.
-    strategy: resources.device.kind === 'tpu' && tpuShape(resources.device.variant).vmCount > 1 ? 'STRICT_SPREAD' : 'SPREAD',
+    strategy: resources.device.kind === 'tpu' && tpuShapeOf(resources.device).vmCount > 1 ? 'STRICT_SPREAD' : 'SPREAD',
   };
   return {
     submission_id: options.submissionId,
@@ -130,12 +136,13 @@ export function buildRaySubmission(request: ResolvedJobRequest, options: RaySubm
 
 function gangBundles(resources: ResourceConfig, replicas: number): Record<string, number>[] {
   const ray = rayResourcesOf(resources);
-  const vmCount = resources.device.kind === 'tpu' ? tpuShape(resources.device.variant).vmCount : 1;
+  const tpu = resources.device.kind === 'tpu' ? tpuShapeOf(resources.device) : undefined;
+  const vmCount = tpu?.vmCount ?? 1;
   return Array.from({ length: replicas }, (_, i) => {
     const bundle: Record<string, number> = { CPU: ray.CPU, memory: ray.memory, ...ray.custom };
     if (ray.GPU !== undefined) bundle['GPU'] = ray.GPU;
     // The first VM of every slice holds the slice's head resource, so each slice's gang starts on a real slice head.
-    if (resources.device.kind === 'tpu' && i % vmCount === 0) bundle[tpuHeadResource(resources.device.variant)] = 1;
+    if (tpu !== undefined && i % vmCount === 0) bundle[headResourceOf(tpu)] = 1;
     return bundle;
   });
 }

@@ -1,4 +1,3 @@
-import { getTpuTopology } from '../../core/tpu-topology.js';
 import type { PlatformSlice, SliceRequest } from './platform.js';
 import { sliceWorkerOptions } from './worker-launch.js';
 
@@ -122,7 +121,7 @@ export function tpuNode(request: SliceRequest, settings: TpuRequestSettings): Tp
   const slice = request.group.slice;
   if (slice.kind !== 'tpu') throw new Error(`scale group "${request.group.name}" is not a TPU group`);
   return {
-    acceleratorType: getTpuTopology(slice.variant).name,
+    acceleratorType: slice.tpu.name,
     runtimeVersion: settings.runtimeVersion,
     networkConfig: { network: settings.network, ...(settings.subnetwork ? { subnetwork: settings.subnetwork } : {}), enableExternalIps: settings.enableExternalIps },
     ...(settings.serviceAccount ? { serviceAccount: { email: settings.serviceAccount, scope: ['https://www.googleapis.com/auth/cloud-platform'] } } : {}),

@@ -1,5 +1,4 @@
 import type { ScaleGroupConfig } from '../cluster-config.js';
-import { getTpuTopology } from '../../core/tpu-topology.js';
 
 /** What the autoscaler asks a platform to bring up. */
 export interface SliceRequest {
@@ -47,5 +46,5 @@ export function sliceAttributes(request: SliceRequest): Record<string, string | 
 
 /** Workers (VMs) in one slice of the group: `vm_count` for TPU groups, 1 for CPU. */
 export function vmCountOf(group: ScaleGroupConfig): number {
-  return group.slice.kind === 'tpu' ? getTpuTopology(group.slice.variant).vmCount : 1;
+  return group.slice.kind === 'tpu' ? group.slice.tpu.vmCount : 1;
 }

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { getTpuTopology } from '../../core/tpu-topology.js';
 import type { WorkerOptions } from '../../worker/worker-options.js';
 import { sliceAttributes } from './platform.js';
 import type { SliceRequest } from './platform.js';
@@ -23,7 +22,7 @@ export function sliceWorkerOptions(request: SliceRequest, vm: number, cacheDir: 
     cpuMillicores: Math.round(g.resources.cpu * 1000),
     memoryBytes: g.resources.memory_bytes,
     ...(g.resources.disk_bytes > 0 ? { diskBytes: g.resources.disk_bytes } : {}),
-    ...(g.slice.kind === 'tpu' ? { tpu: { variant: getTpuTopology(g.slice.variant).name, name: request.sliceId, workerId: vm } } : {}),
+    ...(g.slice.kind === 'tpu' ? { tpu: { variant: g.slice.tpu.name, name: request.sliceId, workerId: vm } } : {}),
     probeGpus: false,
     registerRetryInitialMs: 200,
     ...(request.authToken ? { authToken: request.authToken } : {}),

@@ -5,7 +5,7 @@ import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createReadStream } from '@marin/rigging';
 import { PipelineError } from '../errors.js';
-import { requireZstd } from '../formats/zstd-binding.js';
+import { requireZstd } from './zstd-binding.js';
 
 /** One parsed JSON-lines record and where it came from. */
 export interface JsonlRecord {

@@ -2,8 +2,8 @@ import { marinPrefix } from '@marin/rigging';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { ExecutorError } from '../errors.js';
 import { silentLogger } from '../logger.js';
-import { VersionGraph } from '../versioning/version-graph.js';
-import { absolutePrefix } from './make-prefix-absolute.js';
+import { VersionGraph } from './version-graph.js';
+import { absolutePrefix } from '../resolution/make-prefix-absolute.js';
 
 /** Options of {@link computeOutputPath}. */
 export interface ComputeOutputPathOptions {

@@ -1,7 +1,7 @@
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureDir } from '../fs/ensure-dir.js';
+import { ensureDir } from './ensure-dir.js';
 import { fsError } from '../internal/fs-error.js';
 
 /** A guard directory older than this is taken to be abandoned by a crashed process. */

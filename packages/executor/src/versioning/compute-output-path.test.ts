@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ExecutorStep } from '../dag/executor-step.js';
 import { versioned } from '../dag/versioned-value.js';
 import { silentLogger } from '../logger.js';
-import { VersionGraph } from '../versioning/version-graph.js';
+import { VersionGraph } from './version-graph.js';
 import { computeOutputPath } from './compute-output-path.js';
-import { absolutePrefix, makePrefixAbsolute } from './make-prefix-absolute.js';
+import { absolutePrefix, makePrefixAbsolute } from '../resolution/make-prefix-absolute.js';
 
 describe('computeOutputPath()', () => {
   it('returns <prefix>/my-step-<hash6> and performs no file I/O', async () => {
