@@ -74,6 +74,16 @@ describe('readParquetUtf8Columns()', () => {
     expect(buffers.size).toBe(1);
   });
 
+  it('never writes over a column kept by a reader without reuseBuffers, even after a read that reused its buffers', async () => {
+    const url = join(dir, 'kept.parquet');
+    const rows = Array.from({ length: 30 }, (_, i) => ({ text: `${i}:${'xyz'.repeat(40 - i)}` }));
+    await writeParquetPart(url, rows, { columns: [{ name: 'text', type: 'string' }], rowGroupRows: 10 });
+    expect((await readAll(url, 'text', { reuseBuffers: true })).flat()).toEqual(rows.map((r) => r.text));
+    const kept: Utf8Column[] = [];
+    for await (const { column } of readParquetUtf8Columns(url, 'text')) kept.push(column);
+    expect(kept.flatMap(strings)).toEqual(rows.map((r) => r.text));
+  });
+
   it('refuses a missing column or row group, and a column that is not a string', async () => {
     const url = join(dir, 'n.parquet');
     await writeParquetPart(url, [{ text: 'a', n: 1n }], {

@@ -58,11 +58,11 @@ export async function* readParquetUtf8Columns(source: string | ParquetFile, colu
       }
       options.signal?.throwIfAborted();
       const read = await readUtf8Column(file, group, column, buffers);
-      if (options.reuseBuffers === true) buffers.previous = read;
+      // a column the consumer keeps is never written over: only with reuseBuffers is it reused next
+      buffers.previous = options.reuseBuffers === true ? read : null;
       yield { rowGroup: group.index, column: read };
     }
   } finally {
-    if (options.reuseBuffers !== true) buffers.previous = null;
     spare = buffers;
     if (typeof source === 'string') await file.close();
   }
@@ -70,7 +70,11 @@ export async function* readParquetUtf8Columns(source: string | ParquetFile, colu
 
 let spare: ReadBuffers | null = null;
 
-/** Buffers one reader reuses from row group to row group (never shared by two reads in flight). */
+/**
+ * Buffers one reader reuses from row group to row group (never shared by two reads in flight). When a
+ * read ends they are left for the next read to take; the process keeps them (one column chunk, and with
+ * `reuseBuffers` one column) until then.
+ */
 interface ReadBuffers {
   /** Where column chunks are read. */
   chunk: Uint8Array;
