@@ -63,12 +63,18 @@ export async function* readParquetUtf8Columns(source: string | ParquetFile, colu
       yield { rowGroup: group.index, column: read };
     }
   } finally {
+    // kept for the next read only up to a bound, so one huge row group does not pin its memory for good
+    if (buffers.chunk.byteLength > SPARE_MAX_BYTES) buffers.chunk = new Uint8Array(0);
+    if (buffers.previous !== null && buffers.previous.bytes.buffer.byteLength > SPARE_MAX_BYTES) buffers.previous = null;
     spare = buffers;
     if (typeof source === 'string') await file.close();
   }
 }
 
 let spare: ReadBuffers | null = null;
+
+/** The largest buffer a finished read leaves for the next one (and the largest page buffer kept). */
+const SPARE_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Buffers one reader reuses from row group to row group (never shared by two reads in flight). When a
@@ -135,6 +141,8 @@ function checkedColumn(file: ParquetFile, column: string): number {
 let scratch = new Uint8Array(0);
 
 function pageScratch(size: number): Uint8Array {
+  // an outsized page (a document of many MB) gets a buffer of its own, dropped after the page
+  if (size > SPARE_MAX_BYTES) return new Uint8Array(size);
   if (scratch.byteLength < size) scratch = new Uint8Array(Math.max(size, 1 << 20));
   return scratch;
 }
