@@ -2,9 +2,9 @@
 
 usage: parquet_read_oracle.py write <docs.jsonl> <out.parquet> <codec> <row_group_rows>
        parquet_read_oracle.py read <file.parquet>
-read prints JSON: {"arrow": timing, "python": timing, "chars"}: the text column read into Arrow memory
+read prints JSON: {"arrow": timing, "python": timing, "chars", "bytes"}: the text column read into Arrow memory
 (one thread), and read then turned into Python strings (to_pylist); each timing is {"cpu_seconds",
-"wall_seconds"}, the best of 3 of each: CPU time of this process (getrusage, user + system) and wall time.
+"wall_seconds"}, the best of 3 of each (chars: code points, bytes: UTF-8 bytes of the column): CPU time of this process (getrusage, user + system) and wall time.
 """
 
 import json
@@ -13,6 +13,7 @@ import sys
 import time
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pj
 import pyarrow.parquet as pq
 
@@ -42,4 +43,5 @@ else:
     path = sys.argv[2]
     arrow, table = best(lambda: pq.read_table(path, columns=["text"], use_threads=False))
     python, chars = best(lambda: sum(len(t) for t in pq.read_table(path, columns=["text"], use_threads=False).column("text").to_pylist()))
-    print(json.dumps({"arrow": arrow, "python": python, "chars": chars}))
+    utf8_bytes = pc.sum(pc.binary_length(table.column("text"))).as_py()
+    print(json.dumps({"arrow": arrow, "python": python, "chars": chars, "bytes": utf8_bytes}))

@@ -28,34 +28,47 @@ export interface ParquetFile extends AsyncDisposable {
   metadata: FileMetaData;
   /** Reads bytes of the file; shared by every row group read. */
   buffer: AsyncBuffer;
+  /**
+   * Bytes `[start, end)` of the file, read into `into` when it is large enough (a view of it is returned),
+   * else into a new buffer: for readers that reuse one buffer for every column chunk.
+   */
+  readBytes(start: number, end: number, into?: Uint8Array): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
 /** A byte source over any storage URL: local files through one file handle, others through ranged reads. */
-async function openAsyncBuffer(url: string): Promise<AsyncBuffer & { close(): Promise<void> }> {
+type FileBytes = AsyncBuffer & { close(): Promise<void>; readBytes(start: number, end: number, into?: Uint8Array): Promise<Uint8Array> };
+
+async function openAsyncBuffer(url: string): Promise<FileBytes> {
   const scheme = schemeOf(url);
   if (scheme === null || scheme === 'file') {
     const handle = await open(localPathOf(url), 'r');
     const { size } = await handle.stat();
+    const readBytes = async (start: number, end: number, into?: Uint8Array): Promise<Uint8Array> => {
+      const length = Math.max(0, Math.min(end, size) - start);
+      const out = into !== undefined && into.byteLength >= length ? into.subarray(0, length) : new Uint8Array(length);
+      let pos = 0;
+      while (pos < out.byteLength) {
+        const { bytesRead } = await handle.read(out, pos, out.byteLength - pos, start + pos);
+        if (bytesRead === 0) break;
+        pos += bytesRead;
+      }
+      return out.subarray(0, pos);
+    };
     return {
       byteLength: size,
       async slice(start: number, end?: number): Promise<ArrayBuffer> {
-        const stop = Math.min(end ?? size, size);
-        const out = new Uint8Array(Math.max(0, stop - start));
-        let pos = 0;
-        while (pos < out.byteLength) {
-          const { bytesRead } = await handle.read(out, pos, out.byteLength - pos, start + pos);
-          if (bytesRead === 0) break;
-          pos += bytesRead;
-        }
-        return out.buffer;
+        const out = await readBytes(start, end ?? size);
+        return out.buffer.byteLength === out.byteLength ? (out.buffer as ArrayBuffer) : (out.slice().buffer as ArrayBuffer);
       },
+      readBytes,
       close: () => handle.close(),
     };
   }
   const { size } = await stat(url);
   return {
     byteLength: size,
+    readBytes: (start: number, end: number): Promise<Uint8Array> => readRange(url, start, Math.min(end, size)),
     async slice(start: number, end?: number): Promise<ArrayBuffer> {
       const bytes = await readRange(url, start, Math.min(end ?? size, size));
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
@@ -71,7 +84,7 @@ async function openAsyncBuffer(url: string): Promise<AsyncBuffer & { close(): Pr
  *   PIPELINE_INPUT_INVALID naming the file for a bad magic number or a truncated or corrupt footer
  */
 export async function openParquetFile(url: string): Promise<ParquetFile> {
-  let buffer: AsyncBuffer & { close(): Promise<void> };
+  let buffer: FileBytes;
   try {
     buffer = await openAsyncBuffer(url);
   } catch (cause) {
@@ -107,6 +120,7 @@ export async function openParquetFile(url: string): Promise<ParquetFile> {
     schema,
     metadata,
     buffer,
+    readBytes: (start, end, into) => buffer.readBytes(start, end, into),
     close: () => buffer.close(),
     [Symbol.asyncDispose]: () => buffer.close(),
   };

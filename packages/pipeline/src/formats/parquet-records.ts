@@ -1,9 +1,7 @@
 import { parquetReadObjects } from 'hyparquet';
 import { isUtf8 } from 'node:buffer';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { compressors as jsCompressors } from 'hyparquet-compressors';
-import { optionalZstd, zstdDecompressKnownSize } from './zstd-binding.js';
 import { PipelineError } from '../errors.js';
+import { PAGE_DECOMPRESSORS } from './page-codecs.js';
 import { openParquetFile } from './parquet-file.js';
 import type { ParquetFile } from './parquet-file.js';
 
@@ -115,17 +113,7 @@ export async function* readParquetRowGroups(
   }
 }
 
-// Native codecs where Node or a dependency has them (zstd through zstd-napi when that optional peer is
-// installed, gzip and brotli through zlib): several times faster than the pure-JS ones; snappy and lz4
-// stay on hyparquet-compressors, and so does zstd without the peer. zstd pages decompress through one
-// reused native context straight into a buffer of the size their header gives.
-const nativeZstd = optionalZstd();
-const compressors = {
-  ...jsCompressors,
-  ...(nativeZstd === null ? {} : { ZSTD: zstdDecompressKnownSize }),
-  GZIP: (input: Uint8Array): Uint8Array => gunzipSync(input),
-  BROTLI: (input: Uint8Array): Uint8Array => brotliDecompressSync(input),
-};
+const compressors = PAGE_DECOMPRESSORS;
 
 // Strings that are not valid UTF-8 fail the read instead of silently becoming U+FFFD.
 // (isUtf8 + Buffer#toString measured faster than a fatal TextDecoder on web-sized documents.)

@@ -36,7 +36,7 @@ export function writePlainStringChunk(
   let first = 0;
   while (first < values.length) {
     const end = pageEnd(values, first);
-    const size = plainBytes(values, first, end);
+    const size = lastPageBytes;
     // a compressed page is read only by the compressor, so one scratch buffer serves every page
     let page: Buffer;
     if (zstd === null) page = Buffer.allocUnsafe(size);
@@ -87,26 +87,24 @@ export function writePlainStringChunk(
 // The per-value loops are small functions of their own, so the engine optimizes them alone (and once)
 // instead of recompiling the whole chunk writer around a hot loop.
 
-/** The end of the page starting at value `first`: values are added until the page reaches PAGE_BYTES. */
+/** The PLAIN bytes of the page {@link pageEnd} measured last (a 4-byte length and the UTF-8 bytes per value). */
+let lastPageBytes = 0;
+
+/**
+ * The end of the page starting at value `first`: values are added until the page reaches PAGE_BYTES.
+ * Leaves the page's size in {@link lastPageBytes}, so each string's UTF-8 length is computed once.
+ */
 function pageEnd(values: readonly (string | Uint8Array)[], first: number): number {
   let size = 0;
   let end = first;
   while (end < values.length && (end === first || size < PAGE_BYTES)) {
-    size += 4 + valueByteLength(values[end] as string | Uint8Array);
+    const v = values[end] as string | Uint8Array;
+    // without an encoding argument, Buffer.byteLength goes straight to its UTF-8 count
+    size += 4 + (typeof v === 'string' ? Buffer.byteLength(v) : v.byteLength);
     end += 1;
   }
+  lastPageBytes = size;
   return end;
-}
-
-/** PLAIN bytes of values `first` to `end` (exclusive): a 4-byte length and the UTF-8 bytes each. */
-function plainBytes(values: readonly (string | Uint8Array)[], first: number, end: number): number {
-  let size = 0;
-  for (let i = first; i < end; i++) size += 4 + valueByteLength(values[i] as string | Uint8Array);
-  return size;
-}
-
-function valueByteLength(v: string | Uint8Array): number {
-  return typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.byteLength;
 }
 
 /** Lays values `first` to `end` out PLAIN in `page`, which has exactly their size. */

@@ -90,3 +90,17 @@ export function zstdDecompressKnownSize(frame: Uint8Array, size: number): Uint8A
   if (n !== size) throw new Error(`zstd frame decompressed to ${n} bytes, not the ${size} its page header gives`);
   return out;
 }
+
+/**
+ * {@link zstdDecompressKnownSize} into the caller's buffer `out`, whose length is the frame's
+ * decompressed size: for readers that copy the values out of a page and can reuse one page buffer.
+ *
+ * @throws Error when the frame is corrupt or does not decompress to exactly `out.byteLength` bytes
+ */
+export function zstdDecompressInto(frame: Uint8Array, out: Uint8Array): Uint8Array {
+  const b = nativeBinding();
+  dctx ??= new b.DCtx();
+  const n = dctx.decompress(out, frame);
+  if (n !== out.byteLength) throw new Error(`zstd frame decompressed to ${n} bytes, not the ${out.byteLength} its page header gives`);
+  return out;
+}

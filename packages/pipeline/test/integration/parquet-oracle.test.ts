@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { openParquetFile } from '../../src/formats/parquet-file.js';
 import { writeParquetPart } from '../../src/formats/parquet-part-writer.js';
 import { readParquetRecords } from '../../src/formats/parquet-records.js';
+import { readParquetUtf8Columns } from '../../src/formats/parquet-utf8-column.js';
+import { utf8StringAt } from '../../src/formats/utf8-column.js';
 import { schemaElementsOf } from '../../src/formats/parquet-schema.js';
 import type { ParquetColumnSpec } from '../../src/formats/parquet-schema.js';
 import { runCurationPython } from '../helpers/curation-python.js';
@@ -55,6 +57,26 @@ describe('parquet reading against pyarrow', () => {
       expect(got.length, file).toBe(rows.length);
       for (let i = 0; i < rows.length; i++) expect(got[i], `${file} row ${i}`).toEqual(rows[i]);
       expect((got[100] as { text: string }).text.length).toBeGreaterThan(1_000_000);
+    }
+  });
+
+  it('reads string columns as UTF-8 bytes and offsets (every codec, encoding, page version; nulls, large_string) as pyarrow does', async () => {
+    await using dir = await tempDir();
+    const files = parseLines(await runCurationPython('parquet_fixtures.py', [dir.path]));
+    expect(files).toHaveLength(24);
+    for (const { file, rows } of files) {
+      const url = join(dir.path, file);
+      for (const name of ['text', 'large', 'source']) {
+        const got: (string | null)[] = [];
+        const groups: number[] = [];
+        for await (const { rowGroup, column } of readParquetUtf8Columns(url, name)) {
+          groups.push(rowGroup);
+          expect(column.offsets.length, `${file} ${name}`).toBe(column.length + 1);
+          for (let i = 0; i < column.length; i++) got.push(utf8StringAt(column, i));
+        }
+        expect(groups, file).toEqual([0, 1, 2, 3, 4, 5]);
+        expect(got, `${file} ${name}`).toEqual(rows.map((r) => (r as Record<string, string | null>)[name]));
+      }
     }
   });
 

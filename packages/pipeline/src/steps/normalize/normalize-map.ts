@@ -10,7 +10,12 @@ import { columnSpecOf, describeKind, kindOfParquetColumn, kindOfValue, mergeKind
 import type { ColumnKind } from '../../formats/column-kind.js';
 import type { DatasetPart } from '../../formats/dataset-part.js';
 import { openParquetFile } from '../../formats/parquet-file.js';
+import type { ParquetFile } from '../../formats/parquet-file.js';
+import { readParquetRowGroups } from '../../formats/parquet-records.js';
+import { readParquetUtf8Columns } from '../../formats/parquet-utf8-column.js';
 import { readPartBatches } from '../../formats/record-reader.js';
+import { utf8ValueAt } from '../../formats/utf8-column.js';
+import type { Utf8Column } from '../../formats/utf8-column.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { compactWhitespace, generateIdOfUtf8, hasLongSpaceRunUtf8, isBlank, isBlankUtf8 } from './normalize-record.js';
 
@@ -113,15 +118,10 @@ export class ColumnObserver {
   }
 }
 
-async function parquetKinds(
-  part: DatasetPart,
-  args: NormalizeRecordArgs,
-  observer: ColumnObserver,
-  seen: Set<string>,
-): Promise<void> {
+/** Checks the text column of a parquet file and records the kinds of its output columns (once per file). */
+function parquetKinds(file: ParquetFile, part: DatasetPart, args: NormalizeRecordArgs, observer: ColumnObserver, seen: Set<string>): void {
   if (seen.has(part.url)) return;
   seen.add(part.url);
-  await using file = await openParquetFile(part.url);
   const text = file.schema.children.find((c) => c.element.name === args.text_field);
   if (text === undefined) {
     throw new PipelineError(
@@ -175,21 +175,43 @@ export async function forEachNormalizedRecord(
 ): Promise<void> {
   const parquetSeen = new Set<string>();
   const normalizer = new RecordNormalizer(args, observer, emit);
-  for (const part of args.parts) {
-    const isParquet = part.format === 'parquet';
-    if (isParquet) await parquetKinds(part, args, observer, parquetSeen);
-    // parquet texts come as their UTF-8 bytes: hashed and written as they are, decoded only to compact a long run
-    for await (const rows of readPartBatches(part, isParquet ? { signal, utf8Columns: [args.text_field] } : { signal })) {
-      // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
-      let next = 0;
-      while (next < rows.length) {
-        next = normalizer.run(rows, next, part.url, isParquet);
-        if (normalizer.pending !== undefined) {
-          await normalizer.pending;
-          normalizer.pending = undefined;
-        }
+  // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
+  const runBatch = async (rows: Record<string, unknown>[] | null, count: number, url: string, texts: Utf8Column | null): Promise<void> => {
+    let next = 0;
+    while (next < count) {
+      next = normalizer.run(rows, count, next, url, texts);
+      if (normalizer.pending !== undefined) {
+        await normalizer.pending;
+        normalizer.pending = undefined;
       }
     }
+  };
+  for (const part of args.parts) {
+    if (part.format !== 'parquet') {
+      for await (const rows of readPartBatches(part, { signal })) await runBatch(rows, rows.length, part.url, null);
+      continue;
+    }
+    // Parquet texts come as one row group's UTF-8 bytes and offsets (no string or object per text): hashed
+    // and written as they are, decoded only to compact a long run. The other output columns come as records.
+    await using file = await openParquetFile(part.url);
+    parquetKinds(file, part, args, observer, parquetSeen);
+    const others = file.columns.filter((c) => c !== args.text_field && (!args.bare || c === args.id_field));
+    const rowGroup = part.rowGroup ?? null;
+    const records = others.length === 0 ? null : readParquetRowGroups(file, { rowGroup, columns: others, signal });
+    for await (const { column } of readParquetUtf8Columns(file, args.text_field, { rowGroup, signal })) {
+      let rows: Record<string, unknown>[] | null = null;
+      if (records !== null) {
+        const next = await records.next();
+        rows = next.done === true ? [] : next.value;
+        if (rows.length !== column.length) {
+          throw new PipelineError('PIPELINE_INPUT_INVALID', `a row group of ${part.url} has ${rows.length} records but ${column.length} texts: the file is corrupt`, {
+            details: { path: part.url, column: args.text_field },
+          });
+        }
+      }
+      await runBatch(rows, column.length, part.url, column);
+    }
+    await records?.return(undefined);
   }
   counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + normalizer.recordsIn;
   counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + normalizer.empty;
@@ -211,17 +233,23 @@ class RecordNormalizer {
   ) {}
 
   /**
-   * Handles `rows` from index `from` until the end or until `emit` returns a promise (then left in
-   * {@link pending}); returns the index of the next row to handle. Handled rows are released from the array.
+   * Handles records `from` to `count` (exclusive) until the end or until `emit` returns a promise (then
+   * left in {@link pending}); returns the index of the next record to handle. A record is `rows[i]` (its
+   * other fields; none when `rows` is null) with, for parquet, its text from `texts` (else from the
+   * record's text field). Handled rows are released from the array.
    */
-  run(rows: Record<string, unknown>[], from: number, url: string, isParquet: boolean): number {
+  run(rows: Record<string, unknown>[] | null, count: number, from: number, url: string, texts: Utf8Column | null): number {
     const { args, observer } = this;
     const maxRun = args.max_whitespace_run_chars;
-    for (let i = from; i < rows.length; i++) {
-      const record = rows[i] as Record<string, unknown>;
-      rows[i] = RELEASED;
+    const isParquet = texts !== null;
+    for (let i = from; i < count; i++) {
+      let record = RELEASED;
+      if (rows !== null) {
+        record = rows[i] as Record<string, unknown>;
+        rows[i] = RELEASED;
+      }
       this.recordsIn += 1;
-      const raw = record[args.text_field];
+      const raw = texts === null ? record[args.text_field] : texts.valid !== null && texts.valid[i] === 0 ? null : utf8ValueAt(texts, i);
       let utf8: Uint8Array;
       if (raw instanceof Uint8Array) {
         if (isBlankUtf8(raw)) {
@@ -270,7 +298,7 @@ class RecordNormalizer {
         return i + 1;
       }
     }
-    return rows.length;
+    return count;
   }
 }
 
