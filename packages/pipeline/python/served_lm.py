@@ -214,7 +214,7 @@ class ServedLm:
                     weights[r] = positions < length - 1
                 loss, count, b = self._run(padded, weights)
                 k = len(rows)
-                logprob[first : first + k] = -loss[:k]
+                logprob[first : first + k] = 0.0 - loss[:k]  # 0.0 - x: an empty sequence scores 0.0, not -0.0
                 counts[first : first + k] = count[:k].round().astype(np.int32)
                 nbytes[first : first + k] = b[:k].round().astype(np.int32)
             self._calls += 1
