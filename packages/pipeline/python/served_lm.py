@@ -8,7 +8,8 @@
 # scoring function compiled, the process serves the actor with `fray_actors.host_actor` and prints exactly one line
 # on its stdout, `FRAY_ACTOR_READY {"address": "host:port", "pid": N}`, which is how its caller finds it; everything
 # else (Levanter's and JAX's logging) goes to --output-log. It serves until it is terminated (SIGTERM/SIGKILL), or
-# until the process whose pid is in FRAY_ACTOR_PARENT_PID is gone (when FRAY_ACTOR_PARENT_HOST is this host).
+# until the process whose pid is in FRAY_ACTOR_PARENT_PID is gone (when FRAY_ACTOR_PARENT_HOST is this host). Inside
+# an Iris task it binds IRIS_ADVERTISE_HOST and registers the endpoint `<IRIS_JOB_ID>/actor` before the ready line.
 #
 # Methods (frames of packages/fray/src/actors/DESIGN.md; arrays are little-endian bytes in the frame's blobs):
 #   loglikelihood({"tokens": int32[sum(lengths)], "lengths": int32[n]})
@@ -54,7 +55,12 @@ def _import_fray_actors():
 
 
 def _redirect_output(path):
-    """Sends fds 1 and 2 to `path` and returns a writer on the original stdout (for the ready line only)."""
+    """Sends fds 1 and 2 to `path` and returns a writer on the original stdout (for the ready line only). A bucket
+    URL cannot be appended to while serving, so its output stays in a local temp file instead."""
+    if path.startswith("file://"):
+        path = path[len("file://") :]
+    elif "://" in path:
+        path = os.path.join(tempfile.mkdtemp(prefix="served-lm-"), "served_lm.log")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     original = os.fdopen(os.dup(1), "w", buffering=1)
     log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -85,6 +91,57 @@ def _watch_parent():
             time.sleep(1.0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _proto_field(number, value):
+    """One protobuf field: a string (wire type 2) or an int (wire type 0)."""
+
+    def varint(n):
+        out = bytearray()
+        while True:
+            byte = n & 0x7F
+            n >>= 7
+            if n:
+                out.append(byte | 0x80)
+            else:
+                out.append(byte)
+                return bytes(out)
+
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    data = value.encode("utf-8") if isinstance(value, str) else value
+    return varint((number << 3) | 2) + varint(len(data)) + data
+
+
+def _register_iris_endpoint(address, actor):
+    """Inside an Iris task: registers `<IRIS_JOB_ID>/actor` -> `address` with the controller, as @marin/fray's actor
+    hosts do (the controller drops it when the task ends). A plain grpcio call of iris.v1.ControllerService/
+    RegisterEndpoint with the request encoded by hand (6 fields), so no generated code is needed. Returns the name."""
+    controller = os.environ.get("IRIS_CONTROLLER_ADDRESS")
+    job_id, task_id, attempt = (os.environ.get(k) for k in ("IRIS_JOB_ID", "IRIS_TASK_ID", "IRIS_ATTEMPT_ID"))
+    if not controller or not job_id or not task_id or attempt is None:
+        return None
+    import uuid
+
+    import grpc
+
+    name = f"{job_id}/actor"
+    request = b"".join(
+        [
+            _proto_field(1, name),
+            _proto_field(2, address),
+            _proto_field(3, task_id),
+            _proto_field(4, int(attempt)),
+            _proto_field(5, _proto_field(1, "actor") + _proto_field(2, actor)),
+            _proto_field(6, str(uuid.uuid4())),
+        ]
+    )
+    token = os.environ.get("IRIS_AUTH_TOKEN")
+    metadata = [("authorization", f"Bearer {token}")] if token else None
+    with grpc.insecure_channel(controller) as channel:
+        register = channel.unary_unary("/iris.v1.ControllerService/RegisterEndpoint")
+        register(request, timeout=30, metadata=metadata)
+    return name
 
 
 def _serve_config_class():
@@ -253,6 +310,9 @@ def main(argv):
     served = ServedLm(config)
     host = os.environ.get("IRIS_ADVERTISE_HOST") or "127.0.0.1"
     hosted = host_actor(served, name=args.name, host=host, port=0, max_workers=4)
+    endpoint = _register_iris_endpoint(hosted.address, args.name)
+    if endpoint is not None:
+        print(f"registered the Iris endpoint {endpoint}", flush=True)
     ready_out.write(READY_PREFIX + json.dumps({"address": hosted.address, "pid": os.getpid()}) + "\n")
     ready_out.flush()
     print(f"serving {served.name} at {hosted.address}", flush=True)

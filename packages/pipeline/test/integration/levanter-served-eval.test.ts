@@ -4,7 +4,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { readStatus } from '@marin/executor';
 import type { ExecutorStep } from '@marin/executor';
-import { ResourceConfig, createLocalClient, withClient } from '@marin/fray';
+import { ResourceConfig, createIrisBackend, createLocalClient, withClient } from '@marin/fray';
+import { startLocalCluster } from '@marin/iris';
 import { atomicWrite, pollUntil } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickstartDataPath } from '../../src/assets.js';
@@ -34,6 +35,8 @@ let dir: string;
 let model: ReturnType<typeof defaultTrain>;
 let hfExport: string;
 let cachePath: string;
+/** Levanter eval_lm's validation loss of the trained model (the first test). */
+let levanterLoss: number | undefined;
 
 async function run(steps: ExecutorStep[]): Promise<Map<ExecutorStep, string>> {
   return await workspace.run(steps, createLocalClient({ logger: keepingLogger() }));
@@ -97,6 +100,7 @@ describe('defaultServedEval() on the local Fray backend', () => {
       expect(Math.abs((g['bits_per_byte,none'] as number) - (w['bits_per_byte,none'] as number))).toBeLessThan(LOSS_TOLERANCE);
     }
     expect(got.model_name).toBe(want.model_name);
+    levanterLoss = want.results['validation']?.['loss,none'] as number;
 
     const report = JSON.parse(await readFile(join(servedOut, 'served_eval.json'), 'utf8')) as ServedEvalReport;
     const cache = await openTokenCache(cachePath, 'validation');
@@ -225,4 +229,36 @@ describe('defaultServedEval() on the local Fray backend', () => {
     await client.close();
     expect(servedProcesses(out)).toEqual([]);
   }, 300_000);
+});
+
+describe('evaluateServed() on Iris', () => {
+  it('serves the model as an Iris job that registers the endpoint <job id>/actor while it serves; the endpoint goes with the task', async () => {
+    const cluster = await startLocalCluster({ workers: 1, cpuMillicores: 2000, termTimeoutMs: 1000 });
+    const iris = cluster.client();
+    const backend = createIrisBackend({ irisClient: iris, inPlace: true, logger: keepingLogger() });
+    const out = join(dir, 'served-iris');
+    const config = { evaluation_path: out, model_path: hfExport, model: MODEL, cache_path: cachePath, component_name: 'quickstart', max_eval_batches: 4, compilation_cache_dir: join(dir, 'jax-cache') };
+    let endpoint = '';
+    let registered: Promise<{ address: string }[]> = Promise.resolve([]);
+    try {
+      const results = await withClient(backend, () =>
+        evaluateServed(config, { signal: new AbortController().signal }, {
+          write: () => undefined,
+          onServing: (served) => {
+            endpoint = `${served.jobId}/actor`;
+            registered = iris.listEndpoints({ exact: endpoint });
+          },
+        }),
+      );
+      expect((await registered).map((e) => e.address)).toEqual([JSON.parse(await readFile(join(out, 'served_eval.json'), 'utf8')).address]);
+      expect(await pollUntil(async () => (await iris.listEndpoints({ exact: endpoint })).length === 0, { timeoutMs: 30_000, interval: 200 })).toBe(true);
+      const loss = results.results['validation']?.['loss,none'] as number;
+      expect(Number.isFinite(loss)).toBe(true);
+      if (levanterLoss !== undefined) expect(Math.abs(loss - levanterLoss)).toBeLessThan(LOSS_TOLERANCE);
+    } finally {
+      await backend.close();
+      await cluster.close();
+    }
+    expect(servedProcesses(out)).toEqual([]);
+  }, 400_000);
 });
