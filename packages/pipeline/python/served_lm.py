@@ -170,7 +170,7 @@ class ServedLm:
         import jax.numpy as jnp
         import numpy as np
         from haliax import Axis
-        
+
         from levanter.compat.hf_checkpoints import HFCheckpointConverter
         from levanter.data.text.examples import GrugLmExample, named_lm_example_from_grug
         from levanter.tokenizers import load_tokenizer
