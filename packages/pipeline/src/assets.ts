@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PipelineError } from './errors.js';
@@ -89,4 +90,18 @@ export function evalSlicesPath(): string {
  */
 export function levanterLockPath(): string {
   return join(packageRoot(), 'python', 'levanter.lock');
+}
+
+/**
+ * Absolute path of the served-model actor (`python served_lm.py --config_path … --output-log …`): it loads a
+ * Hugging Face export with Levanter and serves `loglikelihood` and `health` as a Fray actor (see DESIGN.md).
+ */
+export function servedLmScriptPath(): string {
+  return join(packageRoot(), 'python', 'served_lm.py');
+}
+
+/** Absolute path of `@marin/fray`'s Python actor package (`fray_actors/`: `client.py`, `host.py`). */
+export function frayActorsPythonDir(): string {
+  const manifest = createRequire(import.meta.url).resolve('@marin/fray/package.json');
+  return join(dirname(manifest), 'python', 'fray_actors');
 }

@@ -69,7 +69,7 @@ export async function evaluateLevanter(rawConfig: unknown, ctx: Pick<StepContext
   const results = buildEvalResults({
     harness,
     validation,
-    modelName: modelName(modelDir),
+    modelName: evalModelName(modelDir),
     modelPath: modelDir,
     limit: config.max_eval_instances,
   });
@@ -116,8 +116,8 @@ export async function resolveHfModel(path: string, discover: boolean): Promise<s
   });
 }
 
-/** `<run>-<step dir>` for `<run>/hf/step-N`, else the directory's base name. */
-function modelName(modelDir: string): string {
+/** `<run>-<step dir>` for `<run>/hf/step-N`, else the directory's base name: the `model_name` of `results.json`. */
+export function evalModelName(modelDir: string): string {
   const parts = modelDir.replace(/\/+$/, '').split('/');
   const last = parts.at(-1) ?? modelDir;
   return parts.at(-2) === 'hf' && parts.length >= 3 ? `${parts.at(-3)}-${last}` : last;
@@ -163,7 +163,7 @@ async function runEvalLm(job: EvalJobContext): Promise<Record<string, unknown>> 
   await atomicWrite(configPath, toLevanterYaml(evalLmConfig, ['Levanter EvalLmConfig written by @marin/pipeline\'s eval step.']));
   await runLevanterJob({
     what: 'eval_lm',
-    jobName: `eval_lm-${modelName(job.modelDir)}`,
+    jobName: `eval_lm-${evalModelName(job.modelDir)}`,
     args: ['-m', 'levanter.main.eval_lm', '--config_path', levanterPath(configPath)],
     resources: job.resources,
     envVars: job.runtime.envVars,
@@ -221,7 +221,7 @@ async function runHarness(job: EvalJobContext): Promise<HarnessOutput> {
   await atomicWrite(taskDataPath, `${JSON.stringify(taskData, null, 2)}\n`);
   await runLevanterJob({
     what: 'eval_harness',
-    jobName: `eval_harness-${modelName(job.modelDir)}`,
+    jobName: `eval_harness-${evalModelName(job.modelDir)}`,
     args: ['-c', HARNESS_RUNNER, levanterPath(resultsUrl), levanterPath(taskDataPath), '--config_path', levanterPath(configPath)],
     resources: job.resources,
     envVars: job.runtime.envVars,
