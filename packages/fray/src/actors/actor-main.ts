@@ -4,13 +4,13 @@ import type { JsonValue } from '../request/entrypoint.js';
 import { hostActor } from './actor-host.js';
 import type { PythonHostSpec } from './python-actor.js';
 import { runPythonActorChild } from './python-actor-child.js';
+import { actorStopRequested } from './stop-requested.js';
 
 /** The stdout line prefix an actor process prints once it serves: `FRAY_ACTOR_READY {"address": "host:port"}`. */
 export const ACTOR_READY_PREFIX = 'FRAY_ACTOR_READY ';
 /** The endpoint an actor running as an Iris job registers: `<job id>` + this suffix. */
 export const IRIS_ACTOR_ENDPOINT_SUFFIX = '/actor';
-/** Env var naming the process that created a local actor; the actor exits when that process is gone. */
-export const ACTOR_PARENT_PID_ENV = 'FRAY_ACTOR_PARENT_PID';
+export { ACTOR_PARENT_PID_ENV } from './stop-requested.js';
 
 /** What an actor process runs: an export of a module, built with `args`, served under `name`. */
 export interface ActorHostSpec {
@@ -65,21 +65,6 @@ export async function runActorHost(spec: ActorHostSpec): Promise<void> {
     ...(spec.irisEndpoint === true ? { irisEndpoint: IRIS_ACTOR_ENDPOINT_SUFFIX.slice(1) } : {}),
   });
   process.stdout.write(`${ACTOR_READY_PREFIX}${JSON.stringify({ address: hosted.address, pid: process.pid })}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    const parent = Number(process.env[ACTOR_PARENT_PID_ENV] ?? NaN);
-    if (Number.isInteger(parent) && parent > 0) {
-      const timer = setInterval(() => {
-        try {
-          process.kill(parent, 0);
-        } catch {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 1000);
-    }
-  });
+  await actorStopRequested();
   await hosted.close();
 }

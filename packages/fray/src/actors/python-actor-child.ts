@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { FrayError } from '../errors.js';
 import type { ActorHostSpec } from './actor-main.js';
 import { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX, IRIS_ACTOR_ENDPOINT_SUFFIX } from './actor-main.js';
+import { actorStopRequested } from './stop-requested.js';
 import { registerIrisEndpoint } from './actor-host.js';
 import { pythonActorEnv, pythonServeArgs } from './python-actor.js';
 import type { PythonHostSpec } from './python-actor.js';
@@ -41,25 +42,8 @@ export async function runPythonActorChild(spec: ActorHostSpec, py: PythonHostSpe
     });
   });
   let stopped = false;
-  const stopRequested = new Promise<void>((resolve) => {
-    const stop = (): void => {
-      stopped = true;
-      resolve();
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    const parent = Number(process.env[ACTOR_PARENT_PID_ENV] ?? NaN);
-    if (Number.isInteger(parent) && parent > 0) {
-      const timer = setInterval(() => {
-        try {
-          process.kill(parent, 0);
-        } catch {
-          clearInterval(timer);
-          stop();
-        }
-      }, 1000);
-      timer.unref();
-    }
+  const stopRequested = actorStopRequested().then(() => {
+    stopped = true;
   });
   let unregister = async (): Promise<void> => undefined;
   const first = await Promise.race([ready.then((r) => ({ kind: 'ready' as const, ...r })), exited.then((code) => ({ kind: 'exited' as const, code })), stopRequested.then(() => ({ kind: 'stopped' as const }))]);
