@@ -2,6 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import type { LogEntry } from '../../gen/iris/v1/types.js';
 import { JobState } from '../../gen/iris/v1/types.js';
 import type { ControllerDatabase } from './database.js';
+import { logEntryOf } from './log-store.js';
+import type { LogRow } from './log-store.js';
 
 const TERMINAL_JOB = `(${JobState.JOB_STATE_SUCCEEDED}, ${JobState.JOB_STATE_FAILED}, ${JobState.JOB_STATE_KILLED}, ${JobState.JOB_STATE_WORKER_FAILED}, ${JobState.JOB_STATE_UNSCHEDULABLE})`;
 
@@ -16,18 +18,6 @@ export interface JobToArchive {
 export interface StoredLogLine {
   readonly id: number;
   readonly entry: LogEntry;
-}
-
-interface LogRow {
-  id: number;
-  task_id: string;
-  attempt_id: number;
-  attempt_uid: string;
-  seq: number;
-  timestamp_ms: number;
-  source: number;
-  level: number;
-  data: string;
 }
 
 /**
@@ -102,10 +92,7 @@ export class LogArchiveStore {
 
   /** Every stored line of one job (not its children), in arrival order. */
   lines(jobId: string): StoredLogLine[] {
-    return (this.#s.lines.all(jobId) as LogRow[]).map((r) => ({
-      id: r.id,
-      entry: { taskId: r.task_id, attemptId: r.attempt_id, attemptUid: r.attempt_uid, seq: r.seq, timestampMs: r.timestamp_ms, source: r.source, level: r.level, data: r.data },
-    }));
+    return (this.#s.lines.all(jobId) as LogRow[]).map((r) => ({ id: r.id, entry: logEntryOf(r) }));
   }
 
   /** Records that `jobId`'s lines up to row `throughId` are in the archive. */

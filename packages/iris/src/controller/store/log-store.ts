@@ -29,7 +29,8 @@ export interface LogStore {
   query(q: LogQuery): LogPage;
 }
 
-interface LogRow {
+/** A row of the `logs` table. */
+export interface LogRow {
   id: number;
   task_id: string;
   attempt_id: number;
@@ -39,6 +40,11 @@ interface LogRow {
   source: number;
   level: number;
   data: string;
+}
+
+/** The log entry a `logs` row holds. */
+export function logEntryOf(r: LogRow): LogEntry {
+  return { taskId: r.task_id, attemptId: r.attempt_id, attemptUid: r.attempt_uid, seq: r.seq, timestampMs: r.timestamp_ms, source: r.source, level: r.level, data: r.data };
 }
 
 /** The SQLite `LogStore` over the controller database's `logs` table. */
@@ -114,16 +120,7 @@ export class SqliteLogStore implements LogStore {
     if (q.tail) page.reverse();
     const maxId = page.reduce((m, r) => Math.max(m, r.id), after);
     return {
-      entries: page.map((r) => ({
-        taskId: r.task_id,
-        attemptId: r.attempt_id,
-        attemptUid: r.attempt_uid,
-        seq: r.seq,
-        timestampMs: r.timestamp_ms,
-        source: r.source,
-        level: r.level,
-        data: r.data,
-      })),
+      entries: page.map(logEntryOf),
       cursor: String(maxId),
       truncated,
     };
