@@ -1,9 +1,11 @@
-import { ExecutorStep, InputName, THIS_OUTPUT_PATH, VersionedValue, versioned } from '@marin/executor';
+import { ExecutorStep, THIS_OUTPUT_PATH, VersionedValue, versioned } from '@marin/executor';
 import type { OutputName } from '@marin/executor';
 import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
 import { PipelineError } from '../../errors.js';
 import type { DefaultTrainConfig } from '../train/default-train.js';
+import { trainedModelOf } from './trained-model.js';
+import type { TrainedModelFields } from './trained-model.js';
 import { coreTask } from './core-tasks.js';
 import { assertShippedSlices, evaluateLevanter } from './eval.js';
 import { localTaskOf } from './harness-tasks.js';
@@ -45,13 +47,8 @@ export interface DefaultEvalOptions {
 }
 
 /** The config `defaultEval` builds; the step resolves it to an `EvalStepConfig`. */
-export interface DefaultEvalConfig {
+export interface DefaultEvalConfig extends TrainedModelFields {
   evaluation_path: OutputName;
-  model_path: InputName;
-  model: unknown;
-  cache_path: unknown;
-  component_name: string;
-  tags: string[];
   evals: VersionedValue<EvalTaskConfig[]>;
   /** Present (versioned) only when not `"hub"`, so configs that never set it keep their versions. */
   task_data?: VersionedValue<'shipped'>;
@@ -77,12 +74,7 @@ export interface DefaultEvalConfig {
  *   unknown task key (`details.known` lists the keys), or `taskData: 'shipped'` names a task without a shipped slice
  */
 export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options: DefaultEvalOptions = {}): ExecutorStep<DefaultEvalConfig> {
-  const train = trainStep.config as Partial<DefaultTrainConfig> | undefined;
-  if (train === undefined || !(train.model instanceof VersionedValue) || train.cache_path === undefined) {
-    throw new PipelineError('PIPELINE_CONFIG_INVALID', `defaultEval needs a step made by defaultTrain, got ${String(trainStep)}`, {
-      details: { field: 'trainStep' },
-    });
-  }
+  const { base, fields, train } = trainedModelOf(trainStep, 'defaultEval');
   const resources = options.resourceConfig ?? null;
   // Defaults applied before hashing, so `{ name }` and `{ name, num_fewshot: 0 }` are the same version.
   const evals = (options.evals ?? []).map((entry) => {
@@ -98,19 +90,13 @@ export function defaultEval(trainStep: ExecutorStep<DefaultTrainConfig>, options
   });
   const taskData = options.taskData ?? 'hub';
   if (taskData === 'shipped') assertShippedSlices(evals.filter((t) => localTaskOf(t.name) === null).map((t) => t.name));
-  const base = trainStep.name.split('/').at(-1) ?? trainStep.name;
   return new ExecutorStep<DefaultEvalConfig>({
     name: `evaluation/levanter/${base}`,
     fn: evaluateLevanter,
     overrideOutputPath: options.overrideOutputPath ?? null,
     config: {
       evaluation_path: THIS_OUTPUT_PATH,
-      model_path: trainStep.cd('hf'),
-      // Already part of the train step's version, which this step depends on.
-      model: train.model.value,
-      cache_path: train.cache_path,
-      component_name: train.component_name ?? 'validation',
-      tags: train.tags?.value ?? [],
+      ...fields,
       evals: versioned(evals),
       ...(taskData === 'hub' ? {} : { task_data: versioned(taskData) }),
       max_eval_instances: versioned(options.maxEvalInstances ?? null),

@@ -1,9 +1,10 @@
 import { ExecutorStep, THIS_OUTPUT_PATH, VersionedValue, versioned } from '@marin/executor';
-import type { InputName, OutputName } from '@marin/executor';
+import type { OutputName } from '@marin/executor';
 import { ResourceConfig } from '@marin/fray';
 import type { ResourceOptions } from '@marin/fray';
-import { PipelineError } from '../../errors.js';
 import type { DefaultTrainConfig } from '../train/default-train.js';
+import { trainedModelOf } from './trained-model.js';
+import type { TrainedModelFields } from './trained-model.js';
 import { evaluateServed } from './served-eval.js';
 
 /** Options of {@link defaultServedEval}. */
@@ -33,13 +34,8 @@ export interface DefaultServedEvalOptions {
 }
 
 /** The config `defaultServedEval` builds; the step resolves it to a `ServedEvalStepConfig`. */
-export interface DefaultServedEvalConfig {
+export interface DefaultServedEvalConfig extends TrainedModelFields {
   evaluation_path: OutputName;
-  model_path: InputName;
-  model: unknown;
-  cache_path: unknown;
-  component_name: string;
-  tags: string[];
   max_eval_batches: VersionedValue<number | null>;
   eval_batch_size: VersionedValue<number>;
   max_in_flight: number;
@@ -63,26 +59,15 @@ export interface DefaultServedEvalConfig {
  * @throws {PipelineError} PIPELINE_CONFIG_INVALID when `trainStep` was not made by `defaultTrain`
  */
 export function defaultServedEval(trainStep: ExecutorStep<DefaultTrainConfig>, options: DefaultServedEvalOptions = {}): ExecutorStep<DefaultServedEvalConfig> {
-  const train = trainStep.config as Partial<DefaultTrainConfig> | undefined;
-  if (train === undefined || !(train.model instanceof VersionedValue) || train.cache_path === undefined) {
-    throw new PipelineError('PIPELINE_CONFIG_INVALID', `defaultServedEval needs a step made by defaultTrain, got ${String(trainStep)}`, {
-      details: { field: 'trainStep' },
-    });
-  }
+  const { base, fields, train } = trainedModelOf(trainStep, 'defaultServedEval');
   const resources = options.resourceConfig ?? null;
-  const base = trainStep.name.split('/').at(-1) ?? trainStep.name;
   return new ExecutorStep<DefaultServedEvalConfig>({
     name: `evaluation/served/${base}`,
     fn: evaluateServed,
     overrideOutputPath: options.overrideOutputPath ?? null,
     config: {
       evaluation_path: THIS_OUTPUT_PATH,
-      model_path: trainStep.cd('hf'),
-      // Already part of the train step's version, which this step depends on.
-      model: train.model.value,
-      cache_path: train.cache_path,
-      component_name: train.component_name ?? 'validation',
-      tags: train.tags?.value ?? [],
+      ...fields,
       max_eval_batches: versioned(options.maxEvalBatches ?? null),
       eval_batch_size: versioned(options.evalBatchSize ?? 8),
       max_in_flight: options.maxInFlight ?? 2,
