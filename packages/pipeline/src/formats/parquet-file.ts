@@ -125,3 +125,18 @@ export async function openParquetFile(url: string): Promise<ParquetFile> {
     [Symbol.asyncDispose]: () => buffer.close(),
   };
 }
+
+/**
+ * The row groups a read covers: all of them, or only `rowGroup`.
+ * @throws {PipelineError} PIPELINE_INPUT_NOT_FOUND when the file has no row group `rowGroup`
+ */
+export function rowGroupsToRead(file: ParquetFile, rowGroup: number | null | undefined): ParquetRowGroupInfo[] {
+  if (rowGroup === undefined || rowGroup === null) return file.rowGroups;
+  const group = file.rowGroups[rowGroup];
+  if (group === undefined) {
+    throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `${file.url} has no row group ${String(rowGroup)} (it has ${file.rowGroups.length})`, {
+      details: { path: file.url, rowGroup },
+    });
+  }
+  return [group];
+}

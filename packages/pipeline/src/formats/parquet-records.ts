@@ -2,7 +2,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { isUtf8 } from 'node:buffer';
 import { PipelineError } from '../errors.js';
 import { PAGE_DECOMPRESSORS } from './page-codecs.js';
-import { openParquetFile } from './parquet-file.js';
+import { openParquetFile, rowGroupsToRead } from './parquet-file.js';
 import type { ParquetFile } from './parquet-file.js';
 
 /** Options of {@link readParquetRecords}. */
@@ -64,13 +64,7 @@ export async function* readParquetRowGroups(
         details: { path: file.url, column: missing[0] ?? null },
       });
     }
-    const groups = options.rowGroup === undefined || options.rowGroup === null ? file.rowGroups : [file.rowGroups[options.rowGroup]];
-    for (const group of groups) {
-      if (group === undefined) {
-        throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `${file.url} has no row group ${String(options.rowGroup)} (it has ${file.rowGroups.length})`, {
-          details: { path: file.url, rowGroup: options.rowGroup ?? null },
-        });
-      }
+    for (const group of rowGroupsToRead(file, options.rowGroup)) {
       options.signal?.throwIfAborted();
       let rows: Record<string, unknown>[];
       try {

@@ -4,7 +4,7 @@ import { deltaByteArray, deltaLengthByteArray } from 'hyparquet/src/delta.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { PipelineError } from '../errors.js';
 import { decompressPageInto } from './page-codecs.js';
-import { openParquetFile } from './parquet-file.js';
+import { openParquetFile, rowGroupsToRead } from './parquet-file.js';
 import type { ParquetFile, ParquetRowGroupInfo } from './parquet-file.js';
 import { Utf8ColumnBuilder, isUtf8Column } from './utf8-column.js';
 import type { Utf8Column } from './utf8-column.js';
@@ -49,13 +49,7 @@ export async function* readParquetUtf8Columns(source: string | ParquetFile, colu
   const buffers: ReadBuffers = spare ?? { chunk: new Uint8Array(0), previous: null };
   spare = null;
   try {
-    const groups = options.rowGroup === undefined || options.rowGroup === null ? file.rowGroups : [file.rowGroups[options.rowGroup]];
-    for (const group of groups) {
-      if (group === undefined) {
-        throw new PipelineError('PIPELINE_INPUT_NOT_FOUND', `${file.url} has no row group ${String(options.rowGroup)} (it has ${file.rowGroups.length})`, {
-          details: { path: file.url, rowGroup: options.rowGroup ?? null },
-        });
-      }
+    for (const group of rowGroupsToRead(file, options.rowGroup)) {
       options.signal?.throwIfAborted();
       const read = await readUtf8Column(file, group, column, buffers);
       // a column the consumer keeps is never written over: only with reuseBuffers is it reused next

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ACTOR_READY_PREFIX, Entrypoint, FrayError, connectActor, createEnvironment, currentClient, isFinished, randomHex8, sanitizeJobName } from '@marin/fray';
+import { ACTOR_PARENT_PID_ENV, ACTOR_READY_PREFIX, Entrypoint, FrayError, connectActor, createEnvironment, currentClient, isFinished, randomHex8, sanitizeJobName } from '@marin/fray';
 import type { ActorHandle, Client, JobHandle, PythonEnvSpec, ResourceConfig } from '@marin/fray';
 import { exists, pollUntil, readText } from '@marin/rigging';
 import { frayActorsPythonDir, servedLmScriptPath } from '../../assets.js';
@@ -11,8 +11,7 @@ import { meaningfulTail } from '../../levanter/levanter-output.js';
 import { levanterPath } from '../../levanter/levanter-runtime.js';
 
 const SCRIPT = 'served_lm.py';
-/** The actor exits when this pid is gone on this host (a crashed step leaves no server behind). */
-const PARENT_PID_ENV = 'FRAY_ACTOR_PARENT_PID';
+/** With fray's parent pid: the actor exits when that pid is gone on this host (a crashed step leaves no server behind). */
 const PARENT_HOST_ENV = 'FRAY_ACTOR_PARENT_HOST';
 /** How often the job's status and output are read while waiting for the ready line. */
 const READY_POLL_MS = 200;
@@ -105,7 +104,7 @@ export async function startServedModel(options: ServedModelOptions): Promise<Ser
         name,
         entrypoint: Entrypoint.fromBinary('python', [SCRIPT, '--config_path', levanterPath(options.configPath), '--output-log', levanterPath(logPath)], { files: jobFiles() }),
         resources: options.resources,
-        environment: createEnvironment({ envVars: { ...options.envVars, [PARENT_PID_ENV]: String(process.pid), [PARENT_HOST_ENV]: hostname() } }),
+        environment: createEnvironment({ envVars: { ...options.envVars, [ACTOR_PARENT_PID_ENV]: String(process.pid), [PARENT_HOST_ENV]: hostname() } }),
         pythonEnv: options.pythonEnv,
       },
       { adoptExisting: false },
