@@ -151,7 +151,7 @@ describe('remote steps on a local Iris cluster', () => {
         else process.env[k] = saved[k];
       }
     }
-  });
+  }, 180_000); // a worker start and a lease takeover under a full CI run took over 60 s once
 
   it('an interrupted executor terminates its root-level Iris job before it dies', async () => {
     await using tmp = await makeTempDir();
