@@ -52,7 +52,7 @@ async function keptInputs(dir: string, mb: number): Promise<{ count: number; mb:
 }
 
 const { values: args } = parseArgs({
-  options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, 'map-task-mb': { type: 'string' }, input: { type: 'string' } },
+  options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, 'map-task-mb': { type: 'string' }, 'spill-mb': { type: 'string' }, input: { type: 'string' } },
 });
 const dir = await mkdtemp(join(tmpdir(), 'bench-normalize-'));
 try {
@@ -71,6 +71,7 @@ try {
       max_parallelism: 1,
       target_partition_bytes: 16 * 1024 * 1024,
       ...(args['map-task-mb'] === undefined ? {} : { map_task_bytes: Number(args['map-task-mb']) * 1024 * 1024 }),
+      ...(args['spill-mb'] === undefined ? {} : { spill_bytes: Number(args['spill-mb']) * 1024 * 1024 }),
     });
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
