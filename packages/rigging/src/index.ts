@@ -106,6 +106,7 @@ export type { RetryAttempt, RetryOptions } from './retry/retry-with-backoff.js';
 export { pollUntil } from './retry/poll-until.js';
 export type { PollOptions } from './retry/poll-until.js';
 export { defaultSleep } from './retry/sleep.js';
+export { isProcessAlive } from './process/process-alive.js';
 export { isProcessGroupAlive, signalProcessGroup, terminateProcessGroup } from './process/process-group.js';
 export type { TerminateProcessGroupOptions } from './process/process-group.js';
 export { createStderrLogger, silentLogger } from './log/logger.js';

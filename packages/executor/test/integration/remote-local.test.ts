@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runFixture, startFixture } from '../helpers/fixture-process.js';
 import { listTree } from '../helpers/read-files.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { isProcessAlive } from '@marin/rigging';
 
 const FIXTURE = 'remote-steps.ts';
 
@@ -23,15 +24,6 @@ async function completedRun(input: string): Promise<{ data: string; work: string
   const r = await runFixture(FIXTURE, { args: ['--prefix', input] });
   expect(r.code, r.stderr).toBe(0);
   return stepDirs(input);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('executorMain worker mode (--run-step)', () => {
@@ -113,12 +105,12 @@ describe('a remote step on the local backend in re-entry mode', () => {
       if (task?.['hanging'] === true) workerPid = task['pid'] as number;
     }
     expect(workerPid).toBeGreaterThan(0);
-    expect(alive(workerPid)).toBe(true);
+    expect(isProcessAlive(workerPid)).toBe(true);
     executor.child.kill('SIGTERM');
     const exit = await executor.exited;
     expect(exit, executor.stderr()).toEqual({ code: 143, signal: null });
     expect(executor.stderr()).toMatch(/^interrupted by SIGTERM: remote\/work-[0-9a-f]{6} marked FAILED/m);
-    expect(alive(workerPid)).toBe(false);
+    expect(isProcessAlive(workerPid)).toBe(false);
     // The run settled before the process died: the stopped step is FAILED and its lease released.
     const work = (await stepDirs(prefix)).work;
     expect(await readFile(join(work, '.executor_status'), 'utf8')).toBe('FAILED');

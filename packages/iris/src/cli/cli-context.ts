@@ -26,16 +26,6 @@ export const LocalClusterRecordSchema = z.object({
   bundles: z.boolean().optional(),
 });
 
-/** Whether process `pid` exists (EPERM: it does, owned by someone else). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** A kept local cluster's record. */
 export type LocalClusterRecord = z.output<typeof LocalClusterRecordSchema>;
 

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { pollUntil } from '@marin/rigging';
+import { isProcessAlive, pollUntil } from '@marin/rigging';
 import { createClusterAdminClient } from '../client/cluster-admin-client.js';
 import { createIrisClient } from '../client/iris-client.js';
 import { formatBytes } from '../core/sizes.js';
 import { IrisError } from '../errors.js';
 import { startLocalCluster } from '../cluster/local-cluster.js';
 import { getTpuTopology } from '../core/tpu-topology.js';
-import { controllerAnswers, irisHome, localClusterRecordPath, processAlive, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
+import { controllerAnswers, irisHome, localClusterRecordPath, readLocalClusterRecord, requireController, untilSignal } from './cli-context.js';
 import type { LocalClusterRecord } from './cli-context.js';
 import type { ClusterConfig } from '../autoscaler/cluster-config.js';
 import type { GetAutoscalerStatusResponse } from '../gen/iris/v1/cluster.js';
@@ -262,7 +262,7 @@ export async function clusterDashboardCommand(flags: { controller?: string; open
 export async function clusterStopCommand(io: CliIo): Promise<number> {
   const record = readLocalClusterRecord(io.env);
   if (!record) throw new IrisError('IRIS_NOT_FOUND', `no local cluster recorded in ${localClusterRecordPath(io.env)}`);
-  const alive = () => processAlive(record.pid);
+  const alive = () => isProcessAlive(record.pid);
   if (alive()) process.kill(record.pid, 'SIGTERM');
   if (!(await pollUntil(() => !alive(), { timeoutMs: 30_000, interval: 100 }))) throw new IrisError('IRIS_DEADLINE_EXCEEDED', `local cluster pid ${record.pid} did not exit within 30 s`);
   rmSync(localClusterRecordPath(io.env), { force: true });

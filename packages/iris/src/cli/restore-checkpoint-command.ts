@@ -1,7 +1,8 @@
+import { isProcessAlive } from '@marin/rigging';
 import { join, resolve } from 'node:path';
 import { listCheckpoints, restoreCheckpoint } from '../controller/store/controller-checkpoint.js';
 import { IrisError } from '../errors.js';
-import { processAlive, readLocalClusterRecord } from './cli-context.js';
+import { readLocalClusterRecord } from './cli-context.js';
 import type { CliIo } from './cli-context.js';
 import { formatTable } from './cli-format.js';
 
@@ -35,7 +36,7 @@ export async function restoreCheckpointCommand(flags: RestoreCheckpointFlags, io
   if (!flags.stateDir) throw new IrisError('IRIS_INVALID_ARGUMENT', '--state-dir is required: the stopped controller\'s state dir to restore into');
   const stateDir = resolve(flags.stateDir);
   const record = readLocalClusterRecord(io.env);
-  if (record && resolve(record.stateDir) === stateDir && processAlive(record.pid)) {
+  if (record && resolve(record.stateDir) === stateDir && isProcessAlive(record.pid)) {
     throw new IrisError('IRIS_FAILED_PRECONDITION', `the local cluster (pid ${record.pid}) is running on ${stateDir}; stop it first (iris cluster stop)`);
   }
   const { replaced } = await restoreCheckpoint({ dbPath: join(stateDir, 'controller.sqlite3'), remoteStateDir: remote, createdAtMs });

@@ -10,6 +10,7 @@ import { createIrisClient } from '../../src/client/iris-client.js';
 import { startTestSshd } from '../helpers/sshd.js';
 import type { TestSshd } from '../helpers/sshd.js';
 import { eventually } from '../helpers/gate.js';
+import { isProcessAlive } from '@marin/rigging';
 
 // The `manual` platform against a real sshd on 127.0.0.1: the controller starts worker daemons on the
 // "host" over SSH (the same machine, so this checkout's CLI runs there from source), runs a job on
@@ -27,15 +28,6 @@ afterAll(async () => {
   await sshd?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('manual platform over SSH', () => {
   it('starts a worker on the host, runs a job there, and stops it with the cluster', async () => {
@@ -79,11 +71,11 @@ describe('manual platform over SSH', () => {
 
       // The worker runs from the slice's directory on the host, started through sshd.
       pid = Number(readFileSync(join(remoteDir, sliceId, '0', 'worker.pid'), 'utf8'));
-      expect(alive(pid)).toBe(true);
+      expect(isProcessAlive(pid)).toBe(true);
     } finally {
       await cluster.close();
     }
-    await eventually(() => (alive(pid) ? undefined : true), 10_000, 'worker stopped');
+    await eventually(() => (isProcessAlive(pid) ? undefined : true), 10_000, 'worker stopped');
     expect(existsSync(join(remoteDir, sliceId))).toBe(false);
     expect(existsSync(remoteDir) ? readdirSync(remoteDir) : []).toEqual([]);
   }, 180_000);

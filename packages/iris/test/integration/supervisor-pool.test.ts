@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pollUntil } from '@marin/rigging';
+import { isProcessAlive, pollUntil } from '@marin/rigging';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptProcess } from '../../src/worker/attempt-process.js';
 import type { SupervisorOptions } from '../../src/worker/attempt-process.js';
@@ -18,15 +18,6 @@ afterEach(async () => {
   pool.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function run(script: string, supervisor?: SupervisorOptions): Promise<{ proc: AttemptProcess; lines: string[] }> {
   const lines: string[] = [];
@@ -62,9 +53,9 @@ describe('SupervisorPool', () => {
   it('ends its waiting supervisors on close', async () => {
     await pollUntil(() => pool.idleCount === 1, { timeoutMs: 10_000 });
     const [pid] = pool.idlePids;
-    expect(alive(pid!)).toBe(true);
+    expect(isProcessAlive(pid!)).toBe(true);
     pool.close();
-    expect(await pollUntil(() => !alive(pid!), { timeoutMs: 10_000 })).toBe(true);
+    expect(await pollUntil(() => !isProcessAlive(pid!), { timeoutMs: 10_000 })).toBe(true);
   }, 30_000);
 
   it('keeps a supervisor that holds an unconfirmed outcome until the outcome is acknowledged, even after close', async () => {
@@ -75,9 +66,9 @@ describe('SupervisorPool', () => {
     await pollUntil(() => pool.idlePids.includes(proc.supervisorPid), { timeoutMs: 10_000 });
     pool.close();
     await new Promise((r) => setTimeout(r, 500));
-    expect(alive(proc.supervisorPid)).toBe(true);
+    expect(isProcessAlive(proc.supervisorPid)).toBe(true);
     proc.release();
-    expect(await pollUntil(() => !alive(proc.supervisorPid), { timeoutMs: 10_000 })).toBe(true);
+    expect(await pollUntil(() => !isProcessAlive(proc.supervisorPid), { timeoutMs: 10_000 })).toBe(true);
   }, 30_000);
 
   it('takes the next task only once the last task\'s output has ended, even when "ready" arrives first', async () => {

@@ -6,7 +6,7 @@ import { readStatus } from '@marin/executor';
 import type { ExecutorStep } from '@marin/executor';
 import { ResourceConfig, createIrisBackend, createLocalClient, withClient } from '@marin/fray';
 import { startLocalCluster } from '@marin/iris';
-import { atomicWrite, pollUntil } from '@marin/rigging';
+import { atomicWrite, isProcessAlive, pollUntil } from '@marin/rigging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickstartDataPath } from '../../src/assets.js';
 import { openTokenCache } from '../../src/cache/token-cache.js';
@@ -47,15 +47,6 @@ function servedProcesses(marker: string): string[] {
   return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
     .split('\n')
     .filter((line) => line.includes('served_lm.py') && line.includes(marker));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 beforeAll(async () => {
@@ -110,7 +101,7 @@ describe('defaultServedEval() on the local Fray backend', () => {
     expect(report.docs).toBeLessThanOrEqual(cache.numRows);
     expect(got['n-samples']['validation']).toEqual({ original: cache.numRows, effective: report.docs });
     // The actor's job was terminated at the end of the step: its process is gone.
-    expect(alive(report.pid)).toBe(false);
+    expect(isProcessAlive(report.pid)).toBe(false);
     expect(servedProcesses(servedOut)).toEqual([]);
     console.info(
       `bench served eval (load ${loadavg()[0]?.toFixed(1)}): ${report.tokens} tokens; served step ${servedSeconds.toFixed(1)} s ` +
@@ -178,7 +169,7 @@ describe('defaultServedEval() on the local Fray backend', () => {
       } finally {
         await servedModel.close();
       }
-      expect(alive(servedModel.pid)).toBe(false);
+      expect(isProcessAlive(servedModel.pid)).toBe(false);
       expect(servedProcesses(out)).toEqual([]);
     });
     await client.close();
