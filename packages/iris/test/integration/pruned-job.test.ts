@@ -86,6 +86,18 @@ describe('a job pruned from the controller (its logs in the archive)', () => {
     expect(r.stderr).toMatch(/pruned/);
     // "At once": no follow poll waiting for a job that will never change (generous bound for a loaded machine).
     expect(Date.now() - started).toBeLessThan(30_000);
+    // --json keeps stdout to entries only.
+    const json = await runIris(['job', 'logs', '-f', '--json', jobId, '--controller', controller.address]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { data: string }).data)).toEqual([...LINES, 'pruned to stderr']);
+    // A job that never existed is still an error, as without -f.
+    const missing = await runIris(['job', 'logs', '-f', '/alice/never-ran', '--controller', controller.address]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    // `iris job summary` of the pruned job: not found, and the message says it was pruned.
+    const summary = await runIris(['job', 'summary', jobId, '--controller', controller.address]);
+    expect(summary.code).not.toBe(0);
+    expect(summary.stderr).toMatch(/pruned/);
   }, 60_000);
 
   it('gRPC FollowLogs streams the archive and ends with done and the state the job ended in', async () => {
