@@ -101,6 +101,19 @@ describe('pruned jobs', () => {
     expect(h.state.pruneJobs(0)).toBe(1);
     expect(h.launch('/alice/gone', { resources: { cpuMillicores: 100, memoryBytes: 2 ** 20 } })).toBe(jobId);
     expect(await findPrunedJob(h.state, jobId)).toBeUndefined();
+    // The new job ends and is archived: its row forgets what the earlier job's pruning recorded.
+    h.tick();
+    h.report(`${jobId}/0`, TaskState.TASK_STATE_RUNNING);
+    h.report(`${jobId}/0`, TaskState.TASK_STATE_SUCCEEDED);
+    h.advance(1000);
+    await archiver.pass();
+    expect(h.state.store.db.prepare('SELECT job_state, job_finished_at_ms, job_pruned_at_ms FROM log_archive WHERE job_id = ?').get(jobId)).toEqual({
+      job_state: 0,
+      job_finished_at_ms: 0,
+      job_pruned_at_ms: 0,
+    });
+    expect(h.state.pruneJobs(0)).toBe(1);
+    expect(await findPrunedJob(h.state, jobId)).toMatchObject({ state: JobState.JOB_STATE_SUCCEEDED, prunedAtMs: h.now });
   });
 
   it('are not known without a log archive: nothing of them is left', async () => {

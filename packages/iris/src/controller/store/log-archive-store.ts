@@ -71,6 +71,8 @@ export class LogArchiveStore {
           archived_through_id = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms
             THEN max(log_archive.archived_through_id, excluded.archived_through_id) ELSE excluded.archived_through_id END,
           pruned_through_id = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.pruned_through_id ELSE 0 END,
+          job_state = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.job_state ELSE 0 END,
+          job_finished_at_ms = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.job_finished_at_ms ELSE 0 END,
           job_pruned_at_ms = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.job_pruned_at_ms ELSE 0 END,
           submitted_at_ms = excluded.submitted_at_ms`),
       prunable: p(`SELECT a.job_id, a.archived_through_id FROM log_archive a JOIN jobs j ON j.job_id = a.job_id AND j.submitted_at_ms = a.submitted_at_ms
