@@ -1,10 +1,11 @@
 import type { ApiError, WhoAmIView } from '../src/dashboard/api-types.ts';
 
-/** An API failure with the controller's error code. */
+/** An API failure with the controller's error code (and the whole error body, e.g. `prunedJob`). */
 export class ApiFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly body: ApiError = { code, message },
   ) {
     super(message);
   }
@@ -18,7 +19,7 @@ async function parse<T>(res: Response): Promise<T> {
   } catch {
     // Not JSON: keep the status line.
   }
-  throw new ApiFailure(body.code, body.message);
+  throw new ApiFailure(body.code, body.message, body);
 }
 
 /** `GET /api/<path>?<params>`; empty parameters are left out. */

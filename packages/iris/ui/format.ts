@@ -28,6 +28,16 @@ export function duration(startMs: number, endMs: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} m`;
 }
 
+/** `7 days`, `1 day`, `36 hours`, `90 minutes`, `12 s`: a configured span of time. */
+export function span(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (s % 86_400 === 0 && s > 0) return unit(s / 86_400, 'day');
+  if (s % 3600 === 0 && s > 0) return unit(s / 3600, 'hour');
+  if (s % 60 === 0 && s > 0) return unit(s / 60, 'minute');
+  return `${s} s`;
+}
+
 /** The hash route of a job page. */
 export function jobHref(jobId: string): string {
   return `#/job?id=${encodeURIComponent(jobId)}`;

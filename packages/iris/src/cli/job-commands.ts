@@ -1,4 +1,5 @@
 import type { IrisClient } from '../client/iris-client.js';
+import { TERMINAL_JOB_STATES } from '../core/job-types.js';
 import type { JobState, LogEntry } from '../core/job-types.js';
 import { IrisError } from '../errors.js';
 import { requireConnection } from './cli-context.js';
@@ -65,16 +66,24 @@ export async function jobLogsCommand(jobId: string, flags: JobLogsFlags, io: Cli
         throw e;
       },
     );
-    if (flags.follow && gone === undefined) {
+    if (flags.follow) {
+      // A pruned job is followed like any ended one: the controller streams its archived lines, then done.
+      let end: JobState | undefined;
       try {
         for await (const ev of c.followLogs(query, { signal })) {
           ev.entries.forEach(print);
-          if (ev.done) break;
+          if (ev.done) {
+            end = ev.jobState;
+            break;
+          }
         }
       } catch (e) {
         if (!signal.aborted) throw e;
-        return 130;
       }
+      if (end === undefined) return signal.aborted ? 130 : 0;
+      // On stderr, so stdout holds only the lines (and --json stays one entry per line).
+      const state = TERMINAL_JOB_STATES.has(end) ? ` ${end}` : '';
+      io.stderr(gone === undefined ? `iris: job ${jobId} ended${state}\n` : `iris: job ${jobId} ended${state} and was pruned from the controller; its logs were read from the log archive\n`);
       return 0;
     }
     let cursor = '';

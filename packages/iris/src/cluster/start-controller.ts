@@ -299,6 +299,7 @@ export async function startController(options: ControllerOptions = {}): Promise<
           startedAtMs,
           autoscalerStatus: () => attachment?.status(),
           experimentPrefixes,
+          jobRetentionMs: o.jobRetentionMs,
           allowedHosts: o.dashboardHosts ?? (process.env['IRIS_DASHBOARD_HOSTS'] || undefined)?.split(',').map((h) => h.trim()).filter((h) => h !== ''),
           isClosing: () => closing,
           proxyTimeoutMs: o.endpointProxyTimeoutMs,

@@ -197,7 +197,8 @@ export class ControllerState {
 
   /**
    * Deletes terminal jobs (whole trees) finished before `now - retentionMs`, with tasks, attempts and
-   * logs; with an archive, only trees whose lines are all archived.
+   * logs; with an archive, only trees whose lines are all archived, and each job's `log_archive` row
+   * records that it was pruned (see `findPrunedJob`).
    */
   pruneJobs(retentionMs: number): number {
     let pruned = 0;
@@ -208,17 +209,28 @@ export class ControllerState {
         if (!tree.every((j) => isTerminalJobState(j.state))) continue;
         // Never delete lines the archive does not hold yet; the archiver catches up and a later pass prunes.
         if (this.archive !== undefined && tree.some((j) => this.logArchive.hasUnarchivedLines(j.job_id))) continue;
-        for (const j of tree) this.store.deleteJob(j.job_id);
+        for (const j of tree) {
+          // The archived job's row remembers how it ended and when it went, for readers of its logs.
+          if (this.archive !== undefined) this.logArchive.markJobPruned({ jobId: j.job_id, submittedAtMs: j.submitted_at_ms, state: j.state, finishedAtMs: j.finished_at_ms }, ctx.now);
+          this.store.deleteJob(j.job_id);
+        }
         pruned += tree.length;
       }
     });
     return pruned;
   }
 
-  /** @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job. */
+  /**
+   * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job; for a pruned job whose logs are
+   *   archived the message says so (the code stays, so callers that branch on it are unchanged).
+   */
   getJobStatus(jobId: string, includeTasks: boolean): JobStatus {
     const job = this.store.job(jobId);
-    if (!job) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+    if (!job) {
+      const pruned = this.archive === undefined ? undefined : this.logArchive.prunedJob(jobId);
+      const why = pruned === undefined ? '' : ` (it ended and was pruned from the controller; its logs are in the log archive: \`iris job logs ${jobId}\`)`;
+      throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found${why}`);
+    }
     return jobStatusOf(this.store, job, includeTasks, this.pending, budgetView(this.store));
   }
 

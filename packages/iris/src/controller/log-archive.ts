@@ -14,8 +14,8 @@ const ARCHIVE_CURSOR = 'archive:';
 /** Files read at once from the archive. */
 const READ_CONCURRENCY = 8;
 
-/** What `job.json` beside a job's task directories says. */
-interface JobMarker {
+/** What `job.json` beside a job's task directories says (`state` is the wire `JobState` number). */
+export interface JobMarker {
   readonly jobId: string;
   readonly submittedAtMs: number;
   readonly state: number;
@@ -86,6 +86,19 @@ export class LogArchive {
     const marker: JobMarker = { jobId: job.jobId, submittedAtMs: job.submittedAtMs, state: job.state, archivedAtMs: nowMs };
     await writeText(markerUrl, `${JSON.stringify(marker)}\n`);
     return throughId;
+  }
+
+  /**
+   * The `job.json` the archive holds for `jobId` (what it knew of the job when it last archived it).
+   * @returns undefined when the archive has no readable marker for the job
+   */
+  async readMarker(jobId: string): Promise<JobMarker | undefined> {
+    try {
+      return parseMarker(await readText(`${this.jobUrl(jobId)}/job.json`));
+    } catch (e) {
+      if (RiggingError.hasCode(e, 'RIGGING_NOT_FOUND')) return undefined;
+      throw e;
+    }
   }
 
   /**

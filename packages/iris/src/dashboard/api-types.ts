@@ -248,6 +248,28 @@ export interface AutoscalerResponse {
 export interface ApiError {
   readonly code: string;
   readonly message: string;
+  /** With `IRIS_JOB_PRUNED`: what is left of the job. */
+  readonly prunedJob?: PrunedJobView;
+}
+
+/** A job pruned from the controller's database whose logs are in the log archive (`IRIS_JOB_PRUNED` from `/api/job`). */
+export interface PrunedJobView {
+  readonly jobId: string;
+  /** The state it ended in; null when not known. */
+  readonly state: JobState | null;
+  readonly submittedAtMs: number;
+  /** 0 when not known. */
+  readonly finishedAtMs: number;
+  /** When it was pruned; 0 when not known (pruned before this was recorded, or the database was lost). */
+  readonly prunedAtMs: number;
+  /** When its logs were last archived. */
+  readonly archivedAtMs: number;
+  /** Its logs are read from the archive (`/api/logs`, `/api/logs/stream`), its child jobs' with them. */
+  readonly logsArchived: true;
+  /** Where its log files are: `<archive>/<job path>`. */
+  readonly logsUrl: string;
+  /** How long the controller keeps an ended job. */
+  readonly jobRetentionMs: number | null;
 }
 
 /** `GET /api/whoami`: who the dashboard acts as. */

@@ -8,7 +8,9 @@ import { workerInfos } from '../controller/status-views.js';
 import { marinPrefix } from '@marin/rigging';
 import { IrisError } from '../errors.js';
 import { LogQuery } from '../gen/iris/v1/controller.js';
-import { PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
+import { JobState as ProtoJobState, PriorityBand as ProtoBand } from '../gen/iris/v1/types.js';
+import { findPrunedJob } from '../controller/pruned-job.js';
+import type { PrunedJob } from '../controller/pruned-job.js';
 import { queryLogs } from '../controller/log-archiver.js';
 import { jobCountsByState, jobsWithIdContaining, lastAttemptFinishedOn } from '../controller/store/queries.js';
 import type {
@@ -22,6 +24,7 @@ import type {
   JobListResponse,
   LogPageResponse,
   OverviewResponse,
+  PrunedJobView,
   TaskView,
   WorkersResponse,
 } from './api-types.js';
@@ -40,6 +43,8 @@ export interface DashboardApiDeps {
   readonly autoscalerStatus?: (() => AutoscalerStatus | undefined) | undefined;
   /** The prefixes the experiments view may read, as configured. @default the local cluster's prefix (`marinPrefix()`) */
   readonly experimentPrefixes?: (() => Promise<readonly string[]>) | undefined;
+  /** How long the controller keeps an ended job (told to the reader of a pruned job's page). */
+  readonly jobRetentionMs?: number | undefined;
 }
 
 const JOB_STATES: readonly JobState[] = ['PENDING', 'BUILDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE'];
@@ -104,11 +109,21 @@ export function listJobsPage(deps: DashboardApiDeps, params: URLSearchParams): J
 
 /**
  * `GET /api/job?id=`.
- * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job.
+ * @throws {IrisError} IRIS_JOB_PRUNED for a job pruned from the database whose logs are archived
+ *   (`details.prunedJob` is a {@link PrunedJobView}); IRIS_JOB_NOT_FOUND for an unknown job.
  */
-export function jobDetail(deps: DashboardApiDeps, params: URLSearchParams): JobDetailResponse {
+export async function jobDetail(deps: DashboardApiDeps, params: URLSearchParams): Promise<JobDetailResponse> {
   const { state } = deps;
-  const status = state.getJobStatus(required(params, 'id'), true);
+  const id = required(params, 'id');
+  if (state.store.job(id) === undefined) {
+    const pruned = await findPrunedJob(state, id);
+    if (pruned !== undefined) {
+      const prunedJob = prunedJobView(pruned, deps.jobRetentionMs);
+      const ended = prunedJob.state === null ? 'it ended' : `it ended ${prunedJob.state}`;
+      throw new IrisError('IRIS_JOB_PRUNED', `job "${id}" was pruned from the controller (${ended}); its logs are in the log archive`, { details: { prunedJob } });
+    }
+  }
+  const status = state.getJobStatus(id, true);
   const tasks = status.tasks.map(
     (t): TaskView => ({
       ...taskInfoFromProto(t),
@@ -121,6 +136,21 @@ export function jobDetail(deps: DashboardApiDeps, params: URLSearchParams): JobD
     .slice(0, MAX_CHILDREN)
     .map((c) => jobInfoFromProto(state.getJobStatus(c.job_id, false)));
   return { job: jobInfoFromProto({ ...status, tasks: [] }), tasks, children };
+}
+
+/** The dashboard's view of a pruned job. */
+export function prunedJobView(p: PrunedJob, jobRetentionMs: number | undefined): PrunedJobView {
+  return {
+    jobId: p.jobId,
+    state: p.state === ProtoJobState.JOB_STATE_UNSPECIFIED ? null : jobStateFromProto(p.state),
+    submittedAtMs: p.submittedAtMs,
+    finishedAtMs: p.finishedAtMs,
+    prunedAtMs: p.prunedAtMs,
+    archivedAtMs: p.archivedAtMs,
+    logsArchived: true,
+    logsUrl: p.logsUrl,
+    jobRetentionMs: jobRetentionMs ?? null,
+  };
 }
 
 /**

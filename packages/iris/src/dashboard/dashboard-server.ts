@@ -12,7 +12,7 @@ import { jobStateFromProto, logEntryFromProto } from '../wire/proto-views.js';
 import { followLogEvents } from '../controller/services/log-follow.js';
 import { IrisError } from '../errors.js';
 import type { IrisErrorCode } from '../errors.js';
-import type { ApiError, LogStreamEvent } from './api-types.js';
+import type { ApiError, LogStreamEvent, PrunedJobView } from './api-types.js';
 import type { CallerIdentity } from '../auth/identity.js';
 import type { CallerAuth } from '../controller/services/caller-auth.js';
 import type { IdentityStore } from '../controller/store/identity-store.js';
@@ -63,6 +63,7 @@ const HTTP_STATUS: Readonly<Record<IrisErrorCode, number>> = {
   IRIS_BUNDLE_UNSAFE: 400,
   IRIS_BUNDLE_TOO_LARGE: 413,
   IRIS_JOB_NOT_FOUND: 404,
+  IRIS_JOB_PRUNED: 404,
   IRIS_NOT_FOUND: 404,
   IRIS_ALREADY_EXISTS: 409,
   IRIS_FAILED_PRECONDITION: 412,
@@ -113,7 +114,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function sendError(res: ServerResponse, e: unknown): void {
   const err = IrisError.is(e) ? e : IrisError.from(e);
-  const body: ApiError = { code: err.code, message: err.message };
+  const prunedJob = err.code === 'IRIS_JOB_PRUNED' ? (err.details['prunedJob'] as PrunedJobView | undefined) : undefined;
+  const body: ApiError = { code: err.code, message: err.message, ...(prunedJob === undefined ? {} : { prunedJob }) };
   sendJson(res, HTTP_STATUS[err.code] ?? 500, body);
 }
 
@@ -201,7 +203,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
         case '/api/jobs':
           return sendJson(res, 200, listJobsPage(options, params));
         case '/api/job':
-          return sendJson(res, 200, jobDetail(options, params));
+          return sendJson(res, 200, await jobDetail(options, params));
         case '/api/logs':
           return sendJson(res, 200, await logPage(options, params));
         case '/api/workers':

@@ -12,7 +12,8 @@ const LINES = ['archived line 0', 'archived line 1', 'archived line 2'];
  * The log archive end to end on a real local cluster, restarted twice over one state dir: a job runs
  * and ends while nothing is archived yet (pruning keeps it), the restarted controller archives it
  * and prunes its lines and then the job itself, and after a second restart `iris job logs` (a CLI
- * process) and the dashboard's `/api/logs` still return its lines, from the archive.
+ * process, with and without `-f`) and the dashboard's `/api/logs` still return its lines, from the
+ * archive, and `/api/job` says the job was pruned.
  */
 export async function runLogArchiveScenario(options: { stateDir: string; home: string; logArchive?: string }): Promise<void> {
   // Without a logArchive the local cluster's default applies: `<stateDir>/log-archive`.
@@ -60,6 +61,14 @@ export async function runLogArchiveScenario(options: { stateDir: string; home: s
   expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { data: string }).data)).toEqual(['archived line 1']);
   const missing = await runIris(['job', 'logs', '/alice/never-ran'], { env });
   expect(missing.code).not.toBe(0);
+  // -f on the pruned job: the archive, then at once the end (how the job ended, recorded when it was pruned).
+  const followed = await runIris(['job', 'logs', '-f', jobId], { env });
+  expect(followed.code, followed.stderr).toBe(0);
+  for (const l of LINES) expect(followed.stdout).toContain(l);
+  expect(followed.stderr).toContain(`job ${jobId} ended SUCCEEDED and was pruned`);
+  const detail = await fetch(`${cluster.dashboardUrl!}api/job?id=${encodeURIComponent(jobId)}`);
+  expect(detail.status).toBe(404);
+  expect(await detail.json()).toMatchObject({ code: 'IRIS_JOB_PRUNED', prunedJob: { jobId, state: 'SUCCEEDED', logsArchived: true } });
 
   const res = await fetch(`${cluster.dashboardUrl!}api/logs?id=${encodeURIComponent(jobId)}`);
   expect(res.status).toBe(200);

@@ -103,6 +103,7 @@ describe('iris against a kept local cluster', () => {
     const logs = await runIris(['job', 'logs', jobId, '-f'], { env });
     expect(logs.code).toBe(0);
     expect(logs.stderr).toContain('| bad');
+    expect(logs.stderr).toContain(`job ${jobId} ended FAILED`); // -f says on stderr how the job ended
 
     // Ctrl-C on a running job: the job and its children are KILLED and the CLI exits 130.
     const running = spawnIris(['job', 'run', '--job-name', 'forever', '--', 'node', '-e', "console.log('up'); setInterval(() => {}, 1000)"], { env });

@@ -1,32 +1,54 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { JobDetailResponse, JobInfo, JobState, LogEntry, LogStreamEvent, TaskView, WhoAmIView } from '../../src/dashboard/api-types.ts';
+import type { JobDetailResponse, JobInfo, JobState, LogEntry, LogStreamEvent, PrunedJobView, TaskView, WhoAmIView } from '../../src/dashboard/api-types.ts';
 import { logLevelOf } from '../../src/dashboard/log-level.ts';
-import { getJson, mayStop, postJson, whoAmI } from '../api.ts';
-import { bytes, duration, jobHref, time } from '../format.ts';
+import { ApiFailure, getJson, mayStop, postJson, whoAmI } from '../api.ts';
+import { bytes, duration, jobHref, span, time } from '../format.ts';
 import { usePoll } from '../router.ts';
 
 const TERMINAL: ReadonlySet<JobState> = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'WORKER_FAILED', 'UNSCHEDULABLE']);
 /** Lines kept in the page; older ones are dropped from view. */
 const MAX_LINES = 5000;
 
-/** One job: summary, stop, tasks with attempts, child jobs and live logs. */
+/** One job: summary, stop, tasks with attempts, child jobs and live logs; for a pruned job, what is left of it. */
 export function JobPage({ params }: { params: URLSearchParams }) {
   const id = params.get('id') ?? '';
   const [data, setData] = useState<JobDetailResponse | null>(null);
-  const [error, setError] = useState('');
+  const [failure, setFailure] = useState<ApiFailure | null>(null);
   usePoll(
     () =>
       void getJson<JobDetailResponse>('job', { id }).then(
         (r) => {
           setData(r);
-          setError('');
+          setFailure(null);
         },
-        (e: Error) => setError(e.message),
+        (e: Error) => {
+          const f = e instanceof ApiFailure ? e : new ApiFailure('IRIS_INTERNAL', e.message);
+          // A job that went away (pruned while the page was open) is no longer shown as it was.
+          if (f.code === 'IRIS_JOB_PRUNED' || f.code === 'IRIS_JOB_NOT_FOUND') setData(null);
+          setFailure(f);
+        },
       ),
     2000,
     [id],
   );
-  if (error && !data) return <p class="error">{error}</p>;
+  const pruned = failure?.body.prunedJob;
+  if (pruned && !data) {
+    return (
+      <section>
+        <PrunedJobSummary job={pruned} />
+        <h2>Logs</h2>
+        <LogView jobId={id} />
+      </section>
+    );
+  }
+  if (failure?.code === 'IRIS_JOB_NOT_FOUND' && !data) {
+    return (
+      <p class="error" data-job-not-found>
+        No job {id} on this controller: it never ran here, or it was pruned from the controller and no log archive kept its logs.
+      </p>
+    );
+  }
+  if (failure && !data) return <p class="error">{failure.message}</p>;
   if (!data) return <p class="muted">Loading…</p>;
   const { job } = data;
   return (
@@ -153,6 +175,37 @@ function JobSummary({ job, onStopped }: { job: JobInfo; onStopped: () => void })
             </dd>
           </>
         )}
+      </dl>
+    </div>
+  );
+}
+
+/** A job pruned from the controller's database: how it ended, when it went, and what is still there (its logs). */
+function PrunedJobSummary({ job }: { job: PrunedJobView }) {
+  const kept = job.jobRetentionMs === null ? '' : ` (ended jobs are kept ${span(job.jobRetentionMs)})`;
+  return (
+    <div class="summary-box" data-pruned-job>
+      <div class="title-row">
+        <h1>{job.jobId}</h1>
+        {job.state && <span class={`state big s-${job.state}`}>{job.state}</span>}
+        <span class="pruned-badge">pruned</span>
+      </div>
+      <p class="pruned-note">
+        This job was pruned from the controller{job.prunedAtMs > 0 ? ` at ${time(job.prunedAtMs)}` : ''}
+        {kept}: its tasks, attempts and child jobs are no longer listed. Its logs, and its child jobs' logs, are still available from the log
+        archive, below.
+      </p>
+      <dl>
+        <dt>Submitted</dt>
+        <dd>{time(job.submittedAtMs)}</dd>
+        <dt>Ended</dt>
+        <dd>{job.finishedAtMs > 0 ? `${time(job.finishedAtMs)}${job.state ? ` (${job.state})` : ''}` : (job.state ?? '-')}</dd>
+        <dt>Pruned</dt>
+        <dd>{job.prunedAtMs > 0 ? time(job.prunedAtMs) : 'not recorded'}</dd>
+        <dt>Log archive</dt>
+        <dd>
+          <code>{job.logsUrl}</code> (archived {time(job.archivedAtMs)})
+        </dd>
       </dl>
     </div>
   );

@@ -3,6 +3,7 @@ import type { FollowLogsResponse, LogQuery } from '../../gen/iris/v1/controller.
 import { JobState } from '../../gen/iris/v1/types.js';
 import type { ControllerState } from '../controller-state.js';
 import { queryLogs } from '../log-archiver.js';
+import { findPrunedJob } from '../pruned-job.js';
 import { parseTaskId } from '../../core/job-names.js';
 
 /** How long a follower sleeps when no job change wakes it first. */
@@ -21,14 +22,18 @@ export interface FollowLogOptions {
  * the controller's job notifications (new log lines included) with a slow poll as a fallback, and a
  * final `done: true` event once the job (and, by default, its descendants) is terminal. Both the
  * gRPC `FollowLogs` stream and the dashboard's server-sent events are fed from here; the consumer's
- * pace is the backpressure (the next page is read only when it asks for it).
- * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job; IRIS_UNAVAILABLE when the controller shuts down.
+ * pace is the backpressure (the next page is read only when it asks for it). A job pruned from the
+ * database whose logs are archived is followed as an ended job: its archived lines, then `done`
+ * with the state it ended in.
+ * @throws {IrisError} IRIS_JOB_NOT_FOUND for an unknown job (neither in the database nor archived); IRIS_UNAVAILABLE when the controller shuts down.
  */
 export async function* followLogEvents(state: ControllerState, q: LogQuery, options: FollowLogOptions): AsyncGenerator<FollowLogsResponse> {
   const { signal } = options;
   const jobId = q.taskId !== '' ? parseTaskId(q.taskId).jobId : q.jobId;
   const includeChildren = q.taskId === '' && (q.includeChildren ?? true);
-  if (!state.store.job(jobId)) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
+  // A pruned job is followed like any ended one: its archived lines, then done with the state it ended in.
+  const pruned = state.store.job(jobId) === undefined ? await findPrunedJob(state, jobId) : undefined;
+  if (!state.store.job(jobId) && pruned === undefined) throw new IrisError('IRIS_JOB_NOT_FOUND', `job "${jobId}" not found`);
   let wake: (() => void) | undefined;
   const onAbort = () => wake?.();
   signal.addEventListener('abort', onAbort);
@@ -45,7 +50,7 @@ export async function* followLogEvents(state: ControllerState, q: LogQuery, opti
       const page = await queryLogs(state, { ...q, cursor, tail: first && q.tail });
       first = false;
       cursor = page.cursor;
-      const jobState = state.store.job(jobId)?.state ?? JobState.JOB_STATE_UNSPECIFIED;
+      const jobState = state.store.job(jobId)?.state ?? pruned?.state ?? JobState.JOB_STATE_UNSPECIFIED;
       if (page.entries.length > 0 || jobState !== lastState) {
         lastState = jobState;
         yield { entries: page.entries, jobState, done: false, cursor };

@@ -14,6 +14,20 @@ export interface JobToArchive {
   readonly state: number;
 }
 
+/** A job pruned from the database whose logs are archived: what its `log_archive` row remembers. */
+export interface PrunedJobRow {
+  readonly jobId: string;
+  readonly submittedAtMs: number;
+  /** The state it ended in (`JOB_STATE_UNSPECIFIED` for a job pruned before this was recorded). */
+  readonly state: JobState;
+  /** When it ended (0 when not recorded). */
+  readonly finishedAtMs: number;
+  /** When it was pruned (0 when not recorded). */
+  readonly prunedAtMs: number;
+  /** When its logs were last archived. */
+  readonly archivedAtMs: number;
+}
+
 /** A job's log lines as stored, with the row id that orders them. */
 export interface StoredLogLine {
   readonly id: number;
@@ -25,7 +39,7 @@ export interface StoredLogLine {
  * jobs still need archiving, a job's lines, what is archived, and pruning archived lines.
  */
 export class LogArchiveStore {
-  readonly #s: Record<'pendingAll' | 'pendingSince' | 'maxLogId' | 'lines' | 'mark' | 'prunable' | 'prune' | 'markPruned' | 'pruned' | 'unarchived', Statement>;
+  readonly #s: Record<'pendingAll' | 'pendingSince' | 'maxLogId' | 'lines' | 'mark' | 'prunable' | 'prune' | 'markPruned' | 'pruned' | 'unarchived' | 'jobPruned' | 'prunedJob', Statement>;
 
   constructor(private readonly db: ControllerDatabase) {
     const p = (sql: string) => db.prepare(sql);
@@ -57,6 +71,9 @@ export class LogArchiveStore {
           archived_through_id = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms
             THEN max(log_archive.archived_through_id, excluded.archived_through_id) ELSE excluded.archived_through_id END,
           pruned_through_id = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.pruned_through_id ELSE 0 END,
+          job_state = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.job_state ELSE 0 END,
+          job_finished_at_ms = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.job_finished_at_ms ELSE 0 END,
+          job_pruned_at_ms = CASE WHEN log_archive.submitted_at_ms = excluded.submitted_at_ms THEN log_archive.job_pruned_at_ms ELSE 0 END,
           submitted_at_ms = excluded.submitted_at_ms`),
       prunable: p(`SELECT a.job_id, a.archived_through_id FROM log_archive a JOIN jobs j ON j.job_id = a.job_id AND j.submitted_at_ms = a.submitted_at_ms
         WHERE j.finished_at_ms > 0 AND j.finished_at_ms <= ? AND a.pruned_through_id < a.archived_through_id`),
@@ -67,6 +84,11 @@ export class LogArchiveStore {
         WHERE a.pruned_through_id > 0 AND (a.job_id = ? OR (? AND substr(a.job_id, 1, ?) = ?)) LIMIT 1`),
       unarchived: p(`SELECT 1 FROM jobs j LEFT JOIN log_archive a ON a.job_id = j.job_id AND a.submitted_at_ms = j.submitted_at_ms
         WHERE j.job_id = ? AND (a.job_id IS NULL OR EXISTS (SELECT 1 FROM logs l WHERE l.job_id = j.job_id AND l.id > a.archived_through_id))`),
+      jobPruned: p(`UPDATE log_archive SET job_state = @state, job_finished_at_ms = @finished, job_pruned_at_ms = @now
+        WHERE job_id = @jobId AND submitted_at_ms = @submitted`),
+      // A row whose job is no longer in `jobs`: the job was pruned (or the database lost it).
+      prunedJob: p(`SELECT a.job_id, a.submitted_at_ms, a.job_state, a.job_finished_at_ms, a.job_pruned_at_ms, a.archived_at_ms FROM log_archive a
+        WHERE a.job_id = ? AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.job_id = a.job_id)`),
     };
   }
 
@@ -118,6 +140,24 @@ export class LogArchiveStore {
   /** True when lines of the current `jobId` (or, with `children`, of a job below it) were deleted after archiving. */
   hasPrunedLines(jobId: string, children: boolean): boolean {
     return this.#s.pruned.get(jobId, children ? 1 : 0, jobId.length + 1, `${jobId}/`) !== undefined;
+  }
+
+  /**
+   * Records that `job` (archived, about to be deleted from `jobs`) was pruned at `nowMs`, with the
+   * state it ended in, so {@link prunedJob} can describe it. A job never archived has no row and is
+   * left alone.
+   */
+  markJobPruned(job: { jobId: string; submittedAtMs: number; state: JobState; finishedAtMs: number }, nowMs: number): void {
+    this.#s.jobPruned.run({ jobId: job.jobId, submitted: job.submittedAtMs, state: job.state, finished: job.finishedAtMs, now: nowMs });
+  }
+
+  /** What is remembered of `jobId` once it is gone from `jobs` with its logs archived; undefined for a job in `jobs` or never archived. */
+  prunedJob(jobId: string): PrunedJobRow | undefined {
+    const r = this.#s.prunedJob.get(jobId) as
+      | { job_id: string; submitted_at_ms: number; job_state: JobState; job_finished_at_ms: number; job_pruned_at_ms: number; archived_at_ms: number }
+      | undefined;
+    if (r === undefined) return undefined;
+    return { jobId: r.job_id, submittedAtMs: r.submitted_at_ms, state: r.job_state, finishedAtMs: r.job_finished_at_ms, prunedAtMs: r.job_pruned_at_ms, archivedAtMs: r.archived_at_ms };
   }
 
   /** True when `jobId` exists and has lines the archive does not hold yet (or was never archived). */

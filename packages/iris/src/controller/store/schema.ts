@@ -173,4 +173,11 @@ export const MIGRATIONS: readonly string[] = [
   -- The jobs that ended since the archiver's last pass.
   CREATE INDEX jobs_finished ON jobs(finished_at_ms) WHERE finished_at_ms > 0;
   `,
+  // Pruned jobs: when a job whose logs are archived is pruned, its \`log_archive\` row keeps the state it
+  // ended in, when it ended and when it was pruned, so readers can say so instead of "not found".
+  `
+  ALTER TABLE log_archive ADD COLUMN job_state INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE log_archive ADD COLUMN job_finished_at_ms INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE log_archive ADD COLUMN job_pruned_at_ms INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
