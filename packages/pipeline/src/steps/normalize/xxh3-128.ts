@@ -56,8 +56,8 @@ function nativeHasher(loadNative: () => NativeXxh3Binding | null): Xxh3Hasher | 
 
 /**
  * An xxh3-128 hasher: xxhash-addon's when `loadNative` returns a binding that reproduces known digests,
- * hash-wasm's otherwise (no binding, a loader that throws, other digests). `loadNative` defaults to {@link loadXxhashAddon}; pass `() => null` to force
- * the WebAssembly path.
+ * hash-wasm's otherwise (no binding, a loader that throws, other digests). `loadNative` defaults to
+ * {@link loadXxhashAddon}; pass `() => null` to force the WebAssembly path.
  */
 export async function createXxh3Hasher(loadNative: () => NativeXxh3Binding | null = loadXxhashAddon): Promise<Xxh3Hasher> {
   const native = nativeHasher(loadNative);
