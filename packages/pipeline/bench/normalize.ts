@@ -17,6 +17,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeParquetPart } from '../src/formats/parquet-part-writer.js';
+import { idHashBackend } from '../src/steps/normalize/normalize-record.js';
 import { normalizeToParquet } from '../src/steps/normalize/normalize.js';
 import { curationPython } from '../test/helpers/curation-python.js';
 import { generateDocuments } from './synthetic-documents.js';
@@ -79,7 +80,7 @@ try {
     oursPerCpuSecond = count / cpuSeconds;
     console.log(
       `normalize: ${result.counters['normalize/unique_records_out']} kept, ${result.counters['normalize/duplicate_records_out']} exact duplicates; ` +
-        `${cpuSeconds.toFixed(2)} CPU s (${seconds.toFixed(2)} s wall): ${oursPerCpuSecond.toFixed(0)} documents per CPU-second, ${(mb / cpuSeconds).toFixed(1)} MB per CPU-second`,
+        `${cpuSeconds.toFixed(2)} CPU s (${seconds.toFixed(2)} s wall): ${oursPerCpuSecond.toFixed(0)} documents per CPU-second, ${(mb / cpuSeconds).toFixed(1)} MB per CPU-second; ids hashed by ${idHashBackend()}`,
     );
   }
   if (args.only !== 'ours') {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
-const BENCHES = ['download.ts', 'transform.ts', 'parquet-read.ts', 'normalize.ts', 'cache-write.ts', 'tokenize-throughput.ts', 'tokenize-step.ts', 'levanter-launch.ts', 'served-eval.ts', 'curation.ts', 'quality-pool.ts', 'curation-scale.ts'];
+const BENCHES = ['download.ts', 'transform.ts', 'parquet-read.ts', 'xxh3.ts', 'normalize.ts', 'cache-write.ts', 'tokenize-throughput.ts', 'tokenize-step.ts', 'levanter-launch.ts', 'served-eval.ts', 'curation.ts', 'quality-pool.ts', 'curation-scale.ts'];
 
 console.log(`@marin/pipeline benchmarks on ${cpus().length} cores, Node ${process.version}`);
 let failed = 0;

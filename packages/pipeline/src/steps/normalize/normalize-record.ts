@@ -1,4 +1,4 @@
-import { createXXHash128 } from 'hash-wasm';
+import { createXxh3Hasher, type Xxh3Backend } from './xxh3-128.js';
 
 /** Marin's default cap on a whitespace run: the longest run Llama's tokenizer folds into one token. */
 export const DEFAULT_MAX_WHITESPACE_RUN_CHARS = 128;
@@ -9,7 +9,7 @@ const PY_SPACE = '\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u20
 const PY_SPACE_ONLY = new RegExp(`^[${PY_SPACE}]*$`);
 const runPatterns = new Map<number, RegExp>();
 
-const hasher = await createXXHash128();
+const hasher = await createXxh3Hasher();
 const encoder = new TextEncoder();
 
 /**
@@ -22,7 +22,12 @@ export function generateId(text: string): string {
 
 /** {@link generateId} of a text already encoded as UTF-8 (normalize encodes each text once, for the id and the output). */
 export function generateIdOfUtf8(utf8: Uint8Array): string {
-  return hasher.init().update(utf8).digest('hex');
+  return hasher.hex128(utf8);
+}
+
+/** The xxh3-128 implementation behind the ids: the optional peer xxhash-addon when it loads, hash-wasm otherwise. */
+export function idHashBackend(): Xxh3Backend {
+  return hasher.backend;
 }
 
 /** True when `text` is empty or only whitespace (Python's `str.strip() == ""`). */
