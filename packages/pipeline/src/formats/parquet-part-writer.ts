@@ -6,8 +6,8 @@ import type { ColumnSource } from 'hyparquet-writer';
 import type { ColumnChunk, RowGroup } from 'hyparquet';
 import { PipelineError } from '../errors.js';
 import { parquetSchemaOf } from './parquet-schema.js';
-import { writePlainStringChunk } from './plain-string-column.js';
-import type { ChunkSink } from './plain-string-column.js';
+import { dictionaryRejected, writePlainStringChunk } from './plain-string-column.js';
+import type { ChunkSink, StringValues } from './plain-string-column.js';
 import type { ParquetColumnSpec } from './parquet-schema.js';
 import { createZstdPageCompressor } from './zstd-binding.js';
 
@@ -154,8 +154,10 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
   const codecName = options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD';
   // hyparquet-writer keeps what its compressor returns, so its columns get a copy; writePlainStringChunk copies the transient frame itself
   const compress = zstd === null ? null : (input: Uint8Array): Uint8Array => new Uint8Array(zstd.compressTransient(input));
-  // REQUIRED plain UTF-8 columns (ids, texts) are written by writePlainStringChunk, the rest by hyparquet-writer
-  const fast = columns.map((c) => c.type === 'string' && c.plain === true && c.nullable === false);
+  // Flat UTF-8 columns are written by writePlainStringChunk: those marked plain (ids, texts) always, the
+  // others (REQUIRED or OPTIONAL) in each row group where hyparquet-writer's dictionary sampling would
+  // reject a dictionary anyway; everything else (numbers, JSON, nested, dictionary-worthy strings) by hyparquet-writer.
+  const strings = columns.map((c) => (c.type !== 'string' ? 'no' : c.plain === true ? 'always' : 'unless-dictionary'));
   const writer = new ParquetWriter({
     writer: bytes,
     // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
@@ -185,9 +187,11 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     const groupStart = bytes.offset;
     const fastChunks = new Map<string, ColumnChunk>();
     let fastBytes = 0;
+    const fast = columns.map((_, i) => strings[i] === 'always' || (strings[i] === 'unless-dictionary' && dictionaryRejected(buffers[i] as StringValues)));
     columns.forEach((c, i) => {
       if (!fast[i]) return;
-      const { chunk, uncompressedBytes } = writePlainStringChunk(sink, c.name, buffers[i] as (string | Uint8Array)[], codecName, zstd);
+      const nullable = c.type !== 'parquet' && c.nullable !== false;
+      const { chunk, uncompressedBytes } = writePlainStringChunk(sink, c.name, buffers[i] as StringValues, codecName, zstd, nullable);
       fastChunks.set(c.name, chunk);
       fastBytes += uncompressedBytes;
     });

@@ -60,7 +60,11 @@ export async function* readParquetUtf8Columns(source: string | ParquetFile, colu
     // kept for the next read only up to a bound, so one huge row group does not pin its memory for good
     if (buffers.chunk.byteLength > SPARE_MAX_BYTES) buffers.chunk = new Uint8Array(0);
     if (buffers.previous !== null && buffers.previous.bytes.buffer.byteLength > SPARE_MAX_BYTES) buffers.previous = null;
-    spare = buffers;
+    // several columns read side by side (a text and its file's ids, urls) end one after the other: the
+    // largest chunk buffer is the one kept, so the next file's text does not fault a fresh one in
+    // (another read may have left its buffers since this one took them: TypeScript's narrowing cannot see that)
+    const left = spare as ReadBuffers | null;
+    if (left === null || left.chunk.byteLength <= buffers.chunk.byteLength) spare = buffers;
     if (typeof source === 'string') await file.close();
   }
 }

@@ -176,10 +176,10 @@ export async function forEachNormalizedRecord(
   const parquetSeen = new Set<string>();
   const normalizer = new RecordNormalizer(args, observer, emit);
   // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
-  const runBatch = async (rows: Record<string, unknown>[] | null, count: number, url: string, texts: Utf8Column | null): Promise<void> => {
+  const runBatch = async (rows: Record<string, unknown>[] | null, count: number, url: string, texts: Utf8Column | null, strings: StringFields | null): Promise<void> => {
     let next = 0;
     while (next < count) {
-      next = normalizer.run(rows, count, next, url, texts);
+      next = normalizer.run(rows, count, next, url, texts, strings);
       if (normalizer.pending !== undefined) {
         await normalizer.pending;
         normalizer.pending = undefined;
@@ -188,34 +188,81 @@ export async function forEachNormalizedRecord(
   };
   for (const part of args.parts) {
     if (part.format !== 'parquet') {
-      for await (const rows of readPartBatches(part, { signal })) await runBatch(rows, rows.length, part.url, null);
+      for await (const rows of readPartBatches(part, { signal })) await runBatch(rows, rows.length, part.url, null, null);
       continue;
     }
     // Parquet texts come as one row group's UTF-8 bytes and offsets (no string or object per text): hashed
-    // and written as they are, decoded only to compact a long run. The other output columns come as records.
+    // and written as they are, decoded only to compact a long run. The other flat string columns (ids,
+    // urls: the common case) come the same way and are decoded straight into strings; only the rest
+    // (numbers, timestamps, nested …) go through hyparquet's record assembly.
     await using file = await openParquetFile(part.url);
     parquetKinds(file, part, args, observer, parquetSeen);
-    const others = file.columns.filter((c) => c !== args.text_field && (!args.bare || c === args.id_field));
+    const stringNames: string[] = [];
+    const stringColumns: string[] = [];
+    const others: string[] = [];
+    for (const child of file.schema.children) {
+      const name = child.element.name;
+      if (name === args.text_field || (args.bare && name !== args.id_field)) continue;
+      const field = name === args.id_field ? 'source_id' : name === 'id' || name === 'text' || name === 'source_id' ? null : name;
+      if (field === null) continue;
+      if (kindOfParquetColumn(child).kind === 'string') {
+        stringNames.push(field);
+        stringColumns.push(name);
+      } else {
+        others.push(name);
+      }
+    }
     const rowGroup = part.rowGroup ?? null;
     const records = others.length === 0 ? null : readParquetRowGroups(file, { rowGroup, columns: others, signal });
-    for await (const { column } of readParquetUtf8Columns(file, args.text_field, { rowGroup, signal })) {
-      let rows: Record<string, unknown>[] | null = null;
-      if (records !== null) {
-        const next = await records.next();
-        rows = next.done === true ? [] : next.value;
-        if (rows.length !== column.length) {
-          throw new PipelineError('PIPELINE_INPUT_INVALID', `a row group of ${part.url} has ${rows.length} records but ${column.length} texts: the file is corrupt`, {
-            details: { path: part.url, column: args.text_field },
+    const stringReaders = stringColumns.map((c) => readParquetUtf8Columns(file, c, { rowGroup, signal }));
+    try {
+      for await (const { column } of readParquetUtf8Columns(file, args.text_field, { rowGroup, signal })) {
+        const corrupt = (n: number, what: string, name: string): PipelineError =>
+          new PipelineError('PIPELINE_INPUT_INVALID', `a row group of ${part.url} has ${n} ${what} but ${column.length} texts: the file is corrupt`, {
+            details: { path: part.url, column: name },
           });
+        let rows: Record<string, unknown>[] | null = null;
+        if (records !== null) {
+          const next = await records.next();
+          rows = next.done === true ? [] : next.value;
+          if (rows.length !== column.length) throw corrupt(rows.length, 'records', args.text_field);
         }
+        let strings: StringFields | null = null;
+        if (stringReaders.length > 0) {
+          const values: (string | null)[][] = [];
+          for (let c = 0; c < stringReaders.length; c++) {
+            const next = await (stringReaders[c] as AsyncGenerator<{ column: Utf8Column }>).next();
+            const read = next.done === true ? null : next.value.column;
+            if (read?.length !== column.length) throw corrupt(read?.length ?? 0, 'values', stringColumns[c] as string);
+            values.push(decodeStrings(read));
+          }
+          strings = { names: stringNames, values };
+        }
+        await runBatch(rows, column.length, part.url, column, strings);
       }
-      await runBatch(rows, column.length, part.url, column);
+    } finally {
+      await records?.return(undefined);
+      for (const r of stringReaders) await r.return(undefined);
     }
-    await records?.return(undefined);
   }
   counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + normalizer.recordsIn;
   counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + normalizer.empty;
   counters[NORMALIZE_COUNTERS.compactedWhitespace] = (counters[NORMALIZE_COUNTERS.compactedWhitespace] ?? 0) + normalizer.compacted;
+}
+
+/** A row group's other flat string columns: output field names and, per field, one value (or null) per row. */
+interface StringFields {
+  names: readonly string[];
+  values: readonly (string | null)[][];
+}
+
+/** Every value of a row group's string column as a string (or null), decoded once from the column's bytes. */
+function decodeStrings(column: Utf8Column): (string | null)[] {
+  const { bytes, offsets, valid } = column;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Array<string | null>(column.length);
+  for (let i = 0; i < column.length; i++) out[i] = valid !== null && valid[i] === 0 ? null : buffer.toString('utf8', offsets[i] as number, offsets[i + 1] as number);
+  return out;
 }
 
 /** The synchronous part of {@link forEachNormalizedRecord}: Marin's record of each input record of a batch. */
@@ -235,10 +282,10 @@ class RecordNormalizer {
   /**
    * Handles records `from` to `count` (exclusive) until the end or until `emit` returns a promise (then
    * left in {@link pending}); returns the index of the next record to handle. A record is `rows[i]` (its
-   * other fields; none when `rows` is null) with, for parquet, its text from `texts` (else from the
-   * record's text field). Handled rows are released from the array.
+   * other fields; none when `rows` is null) plus, for parquet, its flat string fields from `strings` and
+   * its text from `texts` (else from the record's text field). Handled rows are released from the array.
    */
-  run(rows: Record<string, unknown>[] | null, count: number, from: number, url: string, texts: Utf8Column | null): number {
+  run(rows: Record<string, unknown>[] | null, count: number, from: number, url: string, texts: Utf8Column | null, strings: StringFields | null): number {
     const { args, observer } = this;
     const maxRun = args.max_whitespace_run_chars;
     const isParquet = texts !== null;
@@ -290,6 +337,17 @@ class RecordNormalizer {
           const v = record[k];
           fields[k] = v;
           if (!isParquet) observer.see(k, kindOfValue(v), url);
+        }
+      }
+      if (strings !== null) {
+        const { names, values } = strings;
+        for (let c = 0; c < names.length; c++) {
+          const column = values[c] as (string | null)[];
+          const v = column[i] as string | null;
+          column[i] = null;
+          const name = names[c] as string;
+          // a null id is no source_id, as for any other input
+          if (name !== 'source_id' || v !== null) fields[name] = v;
         }
       }
       const pending = this.emit(generateIdOfUtf8(utf8), utf8, fields);
