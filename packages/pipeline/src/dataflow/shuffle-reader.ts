@@ -2,8 +2,8 @@ import { PipelineError } from '../errors.js';
 import { openParquetFile } from '../formats/parquet-file.js';
 import { readParquetRecords, readParquetRowGroups } from '../formats/parquet-records.js';
 import { readParquetUtf8Columns } from '../formats/parquet-utf8-column.js';
-import type { Utf8ColumnGroup } from '../formats/parquet-utf8-column.js';
 import { utf8ValueAt } from '../formats/utf8-column.js';
+import { isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
 import { forEachMerged, mergeSorted } from './sorted-merge.js';
 import type { SortedBatchSource } from './sorted-merge.js';
 
@@ -112,52 +112,58 @@ function arraySource(rows: readonly Record<string, unknown>[]): RunSource {
   return source;
 }
 
-/** One run file read a row group at a time: `utf8Columns` by the byte reader, the other columns as records. */
+/**
+ * One run file read a row group at a time: `utf8Columns` as bytes (views into the column chunk when it
+ * is PLAIN and uncompressed, as the shuffle writer writes texts; else through the byte reader), the
+ * other columns as records.
+ */
 async function openRun(url: string, utf8Columns: readonly string[], signal: AbortSignal | undefined): Promise<RunSource> {
   const file = await openParquetFile(url);
   const opts = signal === undefined ? {} : { signal };
   const asBytes = utf8Columns.filter((c) => file.columns.includes(c));
   const rest = file.columns.filter((c) => !asBytes.includes(c));
   const records = rest.length === 0 ? null : readParquetRowGroups(file, { ...opts, columns: rest });
-  const columns = asBytes.map((c) => readParquetUtf8Columns(file, c, opts));
+  const plain = asBytes.map((c) => isPlainRunColumn(file, c));
+  const columns = asBytes.map((c, i) => (plain[i] === true ? null : readParquetUtf8Columns(file, c, opts)));
+  const groups = file.metadata.row_groups.length;
+  let group = -1;
   const source: RunSource = {
     rows: [],
     index: 0,
     async next() {
       source.index = 0;
       source.rows = [];
+      group += 1;
+      if (group >= groups) return false;
+      signal?.throwIfAborted();
       let rows: Record<string, unknown>[] | null = null;
       if (records !== null) {
         const n = await records.next();
-        if (n.done === true) return false;
+        if (n.done === true) throw corrupt(url);
         rows = n.value;
       }
-      const groups: Utf8ColumnGroup[] = [];
-      for (const it of columns) {
+      const count = Number(file.metadata.row_groups[group]?.num_rows ?? 0);
+      if (rows === null) rows = Array.from({ length: count }, () => ({}));
+      if (rows.length !== count) throw corrupt(url);
+      for (let c = 0; c < asBytes.length; c++) {
+        const name = asBytes[c] as string;
+        const it = columns[c];
+        if (it === null || it === undefined) {
+          const values = await readPlainRunColumn(file, group, name);
+          for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = values[i];
+          continue;
+        }
         const n = await it.next();
-        if (n.done === true) {
-          if (rows === null) return false;
-          throw corrupt(url);
-        }
-        groups.push(n.value);
+        if (n.done === true || n.value.column.length !== count) throw corrupt(url);
+        const { column } = n.value;
+        const { valid } = column;
+        for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = valid !== null && valid[i] === 0 ? null : utf8ValueAt(column, i);
       }
-      if (groups.length > 0) {
-        const count = (groups[0] as Utf8ColumnGroup).column.length;
-        if (rows === null) rows = Array.from({ length: count }, () => ({}));
-        else if (rows.length !== count) throw corrupt(url);
-        for (let g = 0; g < groups.length; g++) {
-          const name = asBytes[g] as string;
-          const { column } = groups[g] as Utf8ColumnGroup;
-          if (column.length !== count) throw corrupt(url);
-          const { valid } = column;
-          for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = valid !== null && valid[i] === 0 ? null : utf8ValueAt(column, i);
-        }
-      }
-      source.rows = rows ?? [];
+      source.rows = rows;
       return true;
     },
     async close() {
-      await Promise.all([records?.return(undefined), ...columns.map((it) => it.return(undefined))]);
+      await Promise.all([records?.return(undefined), ...columns.map((it) => it?.return(undefined))]);
       await file.close();
     },
   };
