@@ -6,7 +6,7 @@ import type { ParquetFile } from '../formats/parquet-file.js';
 
 /**
  * True when every chunk of string column `column` of `file` can be read by {@link readPlainRunColumn}: a
- * REQUIRED, flat BYTE_ARRAY column, uncompressed and PLAIN encoded (what the part writer writes for a
+ * REQUIRED, flat UTF-8 (string) BYTE_ARRAY column, uncompressed and PLAIN encoded (what the part writer writes for a
  * `plain`, non-nullable string column of an uncompressed file, such as a shuffle run's texts).
  */
 export function isPlainRunColumn(file: ParquetFile, column: string): boolean {
@@ -14,6 +14,8 @@ export function isPlainRunColumn(file: ParquetFile, column: string): boolean {
   if (node === undefined || node.children.length > 0) return false;
   const { element } = node;
   if (element.type !== 'BYTE_ARRAY' || element.repetition_type !== 'REQUIRED') return false;
+  // strings only: a binary column's values are bytes to hyparquet, not checked UTF-8
+  if (element.converted_type !== 'UTF8' && element.logical_type?.type !== 'STRING') return false;
   return file.metadata.row_groups.every((group) => {
     const meta = group.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === column)?.meta_data;
     return meta !== undefined && meta.codec === 'UNCOMPRESSED' && meta.dictionary_page_offset === undefined && meta.encodings.every((e) => e === 'PLAIN' || e === 'RLE' || e === 'BIT_PACKED');

@@ -2,6 +2,7 @@ import { PipelineError } from '../errors.js';
 import { openParquetFile } from '../formats/parquet-file.js';
 import { readParquetRecords, readParquetRowGroups } from '../formats/parquet-records.js';
 import { readParquetUtf8Columns } from '../formats/parquet-utf8-column.js';
+import type { Utf8ColumnGroup } from '../formats/parquet-utf8-column.js';
 import { utf8ValueAt } from '../formats/utf8-column.js';
 import { isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
 import { forEachMerged, mergeSorted } from './sorted-merge.js';
@@ -112,19 +113,22 @@ function arraySource(rows: readonly Record<string, unknown>[]): RunSource {
   return source;
 }
 
+const decoder = new TextDecoder();
+
 /**
- * One run file read a row group at a time: `utf8Columns` as bytes (views into the column chunk when it
- * is PLAIN and uncompressed, as the shuffle writer writes texts; else through the byte reader), the
- * other columns as records.
+ * One run file read a row group at a time. Columns whose chunks are PLAIN and uncompressed (the shuffle
+ * writer writes ids and texts so) are read as views of one chunk read: `utf8Columns` handed over as the
+ * views, the others decoded to strings. Other `utf8Columns` go through the byte reader, and the rest
+ * through hyparquet's record reader.
  */
 async function openRun(url: string, utf8Columns: readonly string[], signal: AbortSignal | undefined): Promise<RunSource> {
   const file = await openParquetFile(url);
   const opts = signal === undefined ? {} : { signal };
-  const asBytes = utf8Columns.filter((c) => file.columns.includes(c));
-  const rest = file.columns.filter((c) => !asBytes.includes(c));
+  const plain = file.columns.filter((c) => isPlainRunColumn(file, c));
+  const asBytes = utf8Columns.filter((c) => file.columns.includes(c) && !plain.includes(c));
+  const rest = file.columns.filter((c) => !plain.includes(c) && !asBytes.includes(c));
   const records = rest.length === 0 ? null : readParquetRowGroups(file, { ...opts, columns: rest });
-  const plain = asBytes.map((c) => isPlainRunColumn(file, c));
-  const columns = asBytes.map((c, i) => (plain[i] === true ? null : readParquetUtf8Columns(file, c, opts)));
+  const columns = asBytes.map((c) => readParquetUtf8Columns(file, c, opts));
   const groups = file.metadata.row_groups.length;
   let group = -1;
   const source: RunSource = {
@@ -145,16 +149,15 @@ async function openRun(url: string, utf8Columns: readonly string[], signal: Abor
       const count = Number(file.metadata.row_groups[group]?.num_rows ?? 0);
       if (rows === null) rows = Array.from({ length: count }, () => ({}));
       if (rows.length !== count) throw corrupt(url);
+      for (const name of plain) {
+        const values = await readPlainRunColumn(file, group, name);
+        if (utf8Columns.includes(name)) for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = values[i];
+        else for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = decoder.decode(values[i]);
+      }
       for (let c = 0; c < asBytes.length; c++) {
-        const name = asBytes[c] as string;
-        const it = columns[c];
-        if (it === null || it === undefined) {
-          const values = await readPlainRunColumn(file, group, name);
-          for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = values[i];
-          continue;
-        }
-        const n = await it.next();
+        const n = await (columns[c] as AsyncGenerator<Utf8ColumnGroup>).next();
         if (n.done === true || n.value.column.length !== count) throw corrupt(url);
+        const name = asBytes[c] as string;
         const { column } = n.value;
         const { valid } = column;
         for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = valid !== null && valid[i] === 0 ? null : utf8ValueAt(column, i);
@@ -163,7 +166,7 @@ async function openRun(url: string, utf8Columns: readonly string[], signal: Abor
       return true;
     },
     async close() {
-      await Promise.all([records?.return(undefined), ...columns.map((it) => it?.return(undefined))]);
+      await Promise.all([records?.return(undefined), ...columns.map((it) => it.return(undefined))]);
       await file.close();
     },
   };
