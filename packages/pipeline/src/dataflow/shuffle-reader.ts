@@ -51,10 +51,10 @@ async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
 /** Options of {@link forEachShuffleRecord}. */
 export interface VisitShuffleOptions extends ReadShuffleOptions {
   /**
-   * String columns handed over as their UTF-8 bytes (a `Uint8Array` view into the row group's column; a
-   * null stays `null`) instead of as strings: read by the byte reader, with no JavaScript string per
-   * value, for consumers that write or hash them as bytes (a document's text). The view stays valid as
-   * long as it is referenced. Not the sort key.
+   * String columns handed over as their UTF-8 bytes (a `Uint8Array` view into the run's column chunk, or
+   * into the byte reader's column when the chunk is compressed or otherwise encoded; a null stays `null`)
+   * instead of as strings, with no JavaScript string per value: for consumers that write or hash them as
+   * bytes (a document's text). A view keeps its chunk in memory as long as it is referenced. Not the sort key.
    */
   utf8Columns?: readonly string[];
 }
