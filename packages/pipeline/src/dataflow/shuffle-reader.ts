@@ -1,5 +1,12 @@
-import { readParquetRecords } from '../formats/parquet-records.js';
-import { mergeSorted } from './sorted-merge.js';
+import { PipelineError } from '../errors.js';
+import { openParquetFile } from '../formats/parquet-file.js';
+import { readParquetRecords, readParquetRowGroups } from '../formats/parquet-records.js';
+import { readParquetUtf8Columns } from '../formats/parquet-utf8-column.js';
+import type { Utf8ColumnGroup } from '../formats/parquet-utf8-column.js';
+import { utf8ValueAt } from '../formats/utf8-column.js';
+import { isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
+import { forEachMerged, mergeSorted } from './sorted-merge.js';
+import type { SortedBatchSource } from './sorted-merge.js';
 
 /** Options of {@link readShufflePartition}. */
 export interface ReadShuffleOptions {
@@ -39,4 +46,133 @@ export async function* readShufflePartition(options: ReadShuffleOptions): AsyncG
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
+}
+
+/** Options of {@link forEachShuffleRecord}. */
+export interface VisitShuffleOptions extends ReadShuffleOptions {
+  /**
+   * String columns handed over as their UTF-8 bytes (a `Uint8Array` view into the run's column chunk, or
+   * into the byte reader's column when the chunk is compressed or otherwise encoded; a null stays `null`)
+   * instead of as strings, with no JavaScript string per value: for consumers that write or hash them as
+   * bytes (a document's text). A view keeps its chunk in memory as long as it is referenced. Not the sort key.
+   */
+  utf8Columns?: readonly string[];
+}
+
+/**
+ * The reduce side of a shuffle, as {@link readShufflePartition} (the same records in the same order)
+ * but a row group at a time: calls `visit` with each record, merging runs synchronously and awaiting
+ * only a run that needs its next row group, or the promise `visit` returns (return `undefined` for a
+ * record that needs no waiting, so most records cost no promise). `utf8Columns` come as bytes.
+ *
+ * @throws {PipelineError} as the parquet readers (PIPELINE_INPUT_NOT_FOUND, PIPELINE_INPUT_INVALID), or
+ *   whatever `visit` throws
+ */
+export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: (record: Record<string, unknown>) => Promise<void> | undefined): Promise<void> {
+  const sources: RunSource[] = [];
+  try {
+    for (const url of options.files) sources.push(await openRun(url, options.utf8Columns ?? [], options.signal));
+    const buffered = options.buffered ?? [];
+    if (buffered.length > 0) sources.push(arraySource(buffered));
+    if (options.sortKey !== undefined) {
+      await forEachMerged(sources, options.sortKey, visit);
+      return;
+    }
+    for (const source of sources) {
+      while (await source.next()) {
+        const { rows } = source;
+        for (let i = 0; i < rows.length; i++) {
+          const pending = visit(rows[i] as Record<string, unknown>);
+          if (pending !== undefined) await pending;
+        }
+      }
+    }
+  } finally {
+    await Promise.all(sources.map((s) => s.close()));
+  }
+}
+
+interface RunSource extends SortedBatchSource<Record<string, unknown>> {
+  close(): Promise<void>;
+}
+
+function arraySource(rows: readonly Record<string, unknown>[]): RunSource {
+  let done = false;
+  const source: RunSource = {
+    rows: [],
+    index: 0,
+    next() {
+      source.index = 0;
+      source.rows = done ? [] : rows;
+      const more = !done;
+      done = true;
+      return Promise.resolve(more);
+    },
+    close: () => Promise.resolve(),
+  };
+  return source;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * One run file read a row group at a time. Columns whose chunks are PLAIN and uncompressed (the shuffle
+ * writer writes ids and texts so) are read as views of one chunk read: `utf8Columns` handed over as the
+ * views, the others decoded to strings. Other `utf8Columns` go through the byte reader, and the rest
+ * through hyparquet's record reader.
+ */
+async function openRun(url: string, utf8Columns: readonly string[], signal: AbortSignal | undefined): Promise<RunSource> {
+  const file = await openParquetFile(url);
+  const opts = signal === undefined ? {} : { signal };
+  const plain = file.columns.filter((c) => isPlainRunColumn(file, c));
+  const asBytes = utf8Columns.filter((c) => file.columns.includes(c) && !plain.includes(c));
+  const rest = file.columns.filter((c) => !plain.includes(c) && !asBytes.includes(c));
+  const records = rest.length === 0 ? null : readParquetRowGroups(file, { ...opts, columns: rest });
+  const columns = asBytes.map((c) => readParquetUtf8Columns(file, c, opts));
+  const groups = file.metadata.row_groups.length;
+  let group = -1;
+  const source: RunSource = {
+    rows: [],
+    index: 0,
+    async next() {
+      source.index = 0;
+      source.rows = [];
+      group += 1;
+      if (group >= groups) return false;
+      signal?.throwIfAborted();
+      let rows: Record<string, unknown>[] | null = null;
+      if (records !== null) {
+        const n = await records.next();
+        if (n.done === true) throw corrupt(url);
+        rows = n.value;
+      }
+      const count = Number(file.metadata.row_groups[group]?.num_rows ?? 0);
+      if (rows === null) rows = Array.from({ length: count }, () => ({}));
+      if (rows.length !== count) throw corrupt(url);
+      for (const name of plain) {
+        const values = await readPlainRunColumn(file, group, name);
+        if (utf8Columns.includes(name)) for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = values[i];
+        else for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = decoder.decode(values[i]);
+      }
+      for (let c = 0; c < asBytes.length; c++) {
+        const n = await (columns[c] as AsyncGenerator<Utf8ColumnGroup>).next();
+        if (n.done === true || n.value.column.length !== count) throw corrupt(url);
+        const name = asBytes[c] as string;
+        const { column } = n.value;
+        const { valid } = column;
+        for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = valid !== null && valid[i] === 0 ? null : utf8ValueAt(column, i);
+      }
+      source.rows = rows;
+      return true;
+    },
+    async close() {
+      await Promise.all([records?.return(undefined), ...columns.map((it) => it.return(undefined))]);
+      await file.close();
+    },
+  };
+  return source;
+}
+
+function corrupt(url: string): PipelineError {
+  return new PipelineError('PIPELINE_INPUT_INVALID', `the columns of shuffle run ${url} have different row counts: the file is corrupt`, { details: { path: url } });
 }

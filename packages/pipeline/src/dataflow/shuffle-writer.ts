@@ -1,5 +1,5 @@
 import { prefixJoin } from '@marin/rigging';
-import { writeParquetPart } from '../formats/parquet-part-writer.js';
+import { createParquetPartWriter } from '../formats/parquet-part-writer.js';
 import type { ParquetColumnSpec } from '../formats/parquet-schema.js';
 import { compareKeys } from './sorted-merge.js';
 
@@ -98,7 +98,14 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
     if (rows.length === 0) return;
     const run = (files[p] ?? []).length;
     const url = prefixJoin(options.dir, `part-${String(p).padStart(5, '0')}/${options.mapTask}-run-${String(run).padStart(4, '0')}.parquet`);
-    await writeParquetPart(url, toRow === undefined ? rows : mapRows(rows, toRow), { columns: options.columns, codec: options.codec ?? 'uncompressed' });
+    // written synchronously, awaiting only a row group being written out (no promise per record)
+    await using writer = await createParquetPartWriter(url, { columns: options.columns, codec: options.codec ?? 'uncompressed' });
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as Record<string, unknown>;
+      const pending = writer.write(toRow === undefined ? row : toRow(row));
+      if (pending !== undefined) await pending;
+    }
+    await writer.close();
     files[p]?.push(url);
     total -= bytes[p] ?? 0;
     buffers[p] = [];
@@ -134,10 +141,6 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
       return { output: { files, records }, buffered };
     },
   };
-}
-
-function* mapRows(rows: readonly Record<string, unknown>[], f: (r: Record<string, unknown>) => Record<string, unknown>): Generator<Record<string, unknown>> {
-  for (const r of rows) yield f(r);
 }
 
 /** The run files of partition `p` across every map task's output, in map-task order. */

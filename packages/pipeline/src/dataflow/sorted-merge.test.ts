@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareKeys, mergeSorted } from './sorted-merge.js';
+import { compareKeys, forEachMerged, mergeSorted } from './sorted-merge.js';
+import type { SortedBatchSource } from './sorted-merge.js';
 
 async function* of<T>(items: T[]): AsyncGenerator<T> {
   for (const i of items) yield i;
@@ -11,6 +12,54 @@ describe('mergeSorted()', () => {
     const sources = [of([{ k: 'a', s: 0 }, { k: 'c', s: 0 }]), of([]), of([{ k: 'a', s: 2 }, { k: 'b', s: 2 }, { k: 'd', s: 2 }])];
     for await (const r of mergeSorted(sources, 'k')) out.push(`${r.k}${r.s}`);
     expect(out).toEqual(['a0', 'a2', 'b2', 'c0', 'd2']);
+  });
+});
+
+/** A source yielding `batches` one after another (empty batches included). */
+function batches<T>(list: T[][]): SortedBatchSource<T> {
+  let next = 0;
+  const source: SortedBatchSource<T> = {
+    rows: [],
+    index: 0,
+    next: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      source.index = 0;
+      source.rows = list[next] ?? [];
+      next += 1;
+      return next <= list.length;
+    },
+  };
+  return source;
+}
+
+describe('forEachMerged()', () => {
+  it('merges batch sources by key, ties in source order, across empty and partial batches', async () => {
+    const out: string[] = [];
+    const sources = [
+      batches([[{ k: 'a', s: 0 }], [], [{ k: 'c', s: 0 }, { k: 'c', s: 0 }]]),
+      batches<{ k: string; s: number }>([]),
+      batches([[{ k: 'a', s: 2 }, { k: 'b', s: 2 }], [{ k: 'c', s: 2 }, { k: 'd', s: 2 }]]),
+    ];
+    let waits = 0;
+    await forEachMerged(sources, 'k', (r) => {
+      out.push(`${r.k}${r.s}`);
+      if (out.length % 2 === 1) return undefined;
+      waits += 1;
+      return new Promise((resolve) => setImmediate(resolve));
+    });
+    expect(out).toEqual(['a0', 'a2', 'b2', 'c0', 'c0', 'c2', 'd2']);
+    expect(waits).toBe(3);
+  });
+
+  it('stops at the error a visitor throws', async () => {
+    const seen: string[] = [];
+    const run = forEachMerged([batches([[{ k: 'a' }, { k: 'b' }]])], 'k', (r) => {
+      seen.push(r.k);
+      if (r.k === 'a') throw new RangeError('bad record');
+      return undefined;
+    });
+    await expect(run).rejects.toThrow(RangeError);
+    expect(seen).toEqual(['a']);
   });
 });
 

@@ -72,3 +72,84 @@ export async function* mergeSorted<T extends Record<string, unknown>>(sources: r
     await Promise.all(iterators.map((it) => it.return?.()));
   }
 }
+
+/**
+ * A sorted stream read a batch at a time, for {@link forEachMerged}: `rows[index]` is its current record;
+ * `next()` replaces `rows` with the next batch (and resets `index` to 0), resolving false at the end.
+ */
+export interface SortedBatchSource<T> {
+  rows: readonly T[];
+  index: number;
+  next(): Promise<boolean>;
+}
+
+/**
+ * Merges sorted batch sources by `key` (a k-way merge on a binary heap, ties in source order, as
+ * {@link mergeSorted}) and calls `visit` with each record in order. The merge runs synchronously: it
+ * awaits only a source that needs its next batch, and a promise `visit` returns (so a consumer that
+ * returns `undefined` for most records pays for no promise per record). Call it on fresh sources: it
+ * loads each one's first batch.
+ */
+export async function forEachMerged<T extends Record<string, unknown>>(
+  sources: readonly SortedBatchSource<T>[],
+  key: string,
+  visit: (record: T) => Promise<void> | undefined,
+): Promise<void> {
+  const heap: number[] = [];
+  const keys: unknown[] = new Array<unknown>(sources.length);
+  const less = (x: number, y: number): boolean => {
+    const c = compareKeys(keys[x], keys[y]);
+    return c < 0 || (c === 0 && x < y);
+  };
+  const siftDown = (): void => {
+    let i = 0;
+    const n = heap.length;
+    const top = heap[0] as number;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const m = r < n && less(heap[r] as number, heap[l] as number) ? r : l;
+      if (!less(heap[m] as number, top)) break;
+      heap[i] = heap[m] as number;
+      i = m;
+    }
+    heap[i] = top;
+  };
+  const siftUp = (i: number): void => {
+    const s = heap[i] as number;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!less(s, heap[parent] as number)) break;
+      heap[i] = heap[parent] as number;
+      i = parent;
+    }
+    heap[i] = s;
+  };
+  const ready = async (s: number): Promise<boolean> => {
+    const source = sources[s] as SortedBatchSource<T>;
+    while (source.index >= source.rows.length) if (!(await source.next())) return false;
+    keys[s] = (source.rows[source.index] as T)[key];
+    return true;
+  };
+  for (let s = 0; s < sources.length; s++) {
+    if (await ready(s)) {
+      heap.push(s);
+      siftUp(heap.length - 1);
+    }
+  }
+  while (heap.length > 0) {
+    const s = heap[0] as number;
+    const source = sources[s] as SortedBatchSource<T>;
+    const pending = visit(source.rows[source.index] as T);
+    if (pending !== undefined) await pending;
+    source.index += 1;
+    if (source.index < source.rows.length) keys[s] = (source.rows[source.index] as T)[key];
+    else if (!(await ready(s))) {
+      const last = heap.pop() as number;
+      if (heap.length === 0) break;
+      heap[0] = last;
+    }
+    siftDown();
+  }
+}

@@ -2,7 +2,7 @@ import type { JsonValue } from '@marin/fray';
 import { dataflowTask } from '../../dataflow/dataflow-task.js';
 import type { DataflowTaskArgs } from '../../dataflow/dataflow-task.js';
 import { decodeFields } from '../../dataflow/record-codec.js';
-import { readShufflePartition } from '../../dataflow/shuffle-reader.js';
+import { forEachShuffleRecord } from '../../dataflow/shuffle-reader.js';
 import { createParquetPartWriter } from '../../formats/parquet-part-writer.js';
 import type { ParquetPartWriter } from '../../formats/parquet-part-writer.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
@@ -30,13 +30,30 @@ export interface NormalizeReduceResult {
 export type ShardCounters = Record<string, number>;
 
 /**
+ * Feeds a shard's records, sorted by `id`, to `visit` (awaiting a promise it returns): a shuffle
+ * partition ({@link forEachShuffleRecord}) or records still in memory.
+ */
+export type ShardRecords = (visit: (record: Record<string, unknown>) => Promise<void> | undefined) => Promise<void>;
+
+/** The {@link ShardRecords} of records in memory, sorted by `id`. */
+export function shardRecordsOf(records: readonly Record<string, unknown>[]): ShardRecords {
+  return async (visit) => {
+    for (let i = 0; i < records.length; i++) {
+      const pending = visit(records[i] as Record<string, unknown>);
+      if (pending !== undefined) await pending;
+    }
+  };
+}
+
+/**
  * Writes one output shard from its records sorted by `id` (shuffle rows, whose `fields` is the tagged
- * JSON of {@link encodeFields}, or records still in memory, whose `fields` is the object): the first
- * record of each id to the main part, the others to the dups part (none when `dedup_mode` is `none`),
- * both parquet (zstd) and sorted by `id`.
+ * JSON of {@link encodeFields}, or records still in memory, whose `fields` is the object; `text` a
+ * string or its UTF-8 bytes): the first record of each id to the main part, the others to the dups
+ * part (none when `dedup_mode` is `none`), both parquet (zstd) and sorted by `id`. Records are written
+ * synchronously, awaiting only a row group being written out.
  */
 export async function writeNormalizedShard(
-  records: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>,
+  records: ShardRecords,
   args: Pick<NormalizeReduceArgs, 'main_url' | 'dups_url' | 'columns' | 'dedup_mode' | 'row_group_bytes'>,
 ): Promise<ShardCounters> {
   const options = { columns: args.columns, rowGroupBytes: args.row_group_bytes };
@@ -44,18 +61,7 @@ export async function writeNormalizedShard(
   await using dups = await createParquetPartWriter(args.dups_url, options);
   const exact = args.dedup_mode === 'exact';
   const shard = new ShardSplitter(exact, main, dups);
-  if (Symbol.iterator in records) {
-    // records still in memory: written synchronously, awaiting only a row group being written out
-    for (const r of records) {
-      const pending = shard.write(r);
-      if (pending !== undefined) await pending;
-    }
-  } else {
-    for await (const r of records) {
-      const pending = shard.write(r);
-      if (pending !== undefined) await pending;
-    }
-  }
+  await records((r) => shard.write(r));
   const { unique, duplicate } = shard;
   await main.close();
   await dups.close();
@@ -95,6 +101,7 @@ class ShardSplitter {
  * parquet (zstd) and sorted by `id`. The `normalizeReduceTask` export.
  */
 export const normalizeReduceTask = dataflowTask<NormalizeReduceArgs, NormalizeReduceResult>(async (args, signal) => {
-  const counters = await writeNormalizedShard(readShufflePartition({ files: args.files, sortKey: 'id', signal }), args);
+  // texts stay UTF-8 bytes from the run files to the output (never decoded to strings)
+  const counters = await writeNormalizedShard((visit) => forEachShuffleRecord({ files: args.files, sortKey: 'id', utf8Columns: ['text'], signal }, visit), args);
   return { counters };
 });

@@ -4,13 +4,13 @@ import { partFileName } from '../../attributes/attribute-dataset.js';
 import { dataflowTask } from '../../dataflow/dataflow-task.js';
 import { partitionOfHexId } from '../../dataflow/partition-of.js';
 import { encodeFields } from '../../dataflow/record-codec.js';
-import { readShufflePartition } from '../../dataflow/shuffle-reader.js';
+import { forEachShuffleRecord } from '../../dataflow/shuffle-reader.js';
 import { createShuffleWriter } from '../../dataflow/shuffle-writer.js';
 import { PipelineError } from '../../errors.js';
 import { ColumnObserver, NORMALIZE_COUNTERS, NORMALIZE_SHUFFLE_COLUMNS, forEachNormalizedRecord, initialMapCounters, outputColumns } from './normalize-map.js';
 import type { NormalizeMapArgs } from './normalize-map.js';
 import type { NormalizeReduceArgs } from './normalize-reduce.js';
-import { writeNormalizedShard } from './normalize-reduce.js';
+import { shardRecordsOf, writeNormalizedShard } from './normalize-reduce.js';
 
 /** The JSON arguments of a normalize single task: a map task's, plus where the shards go. */
 export interface NormalizeSingleArgs extends NormalizeMapArgs {
@@ -65,9 +65,12 @@ export const normalizeSingleTask = dataflowTask<NormalizeSingleArgs, NormalizeSi
   const columns = outputColumns([[...observer.columns.values()]]) as NormalizeReduceArgs['columns'];
   for (let shard = 0; shard < args.num_shards; shard++) {
     const files = output.files[shard] ?? [];
-    // a shard that never spilled is written straight from its sorted array
-    const records = files.length === 0 ? (buffered[shard] ?? []) : readShufflePartition({ files, sortKey: 'id', buffered: buffered[shard] ?? [], signal });
+    const inMemory = buffered[shard] ?? [];
     buffered[shard] = [];
+    // a shard that never spilled is written straight from its sorted array; one that did merges its runs
+    // (texts read as UTF-8 bytes) with what is still in memory
+    const records =
+      files.length === 0 ? shardRecordsOf(inMemory) : (visit: Parameters<typeof forEachShuffleRecord>[1]) => forEachShuffleRecord({ files, sortKey: 'id', buffered: inMemory, utf8Columns: ['text'], signal }, visit);
     const shardCounters = await writeNormalizedShard(records, {
       main_url: prefixJoin(args.main_dir, partFileName(shard, args.num_shards)),
       dups_url: prefixJoin(args.dups_dir, partFileName(shard, args.num_shards)),
