@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogQuery } from '../gen/iris/v1/controller.js';
-import { parseJobName, parseTaskId } from '../core/job-names.js';
+import { isJobId, parseTaskId } from '../core/job-names.js';
 import type { ControllerState } from './controller-state.js';
 import { isArchiveCursor } from './log-archive.js';
 import type { LogPage } from './store/log-store.js';
@@ -123,15 +123,5 @@ function jobOfTask(taskId: string): string {
     return parseTaskId(taskId).jobId;
   } catch {
     return '';
-  }
-}
-
-/** True for a well-formed job id; anything else is answered by the database alone. */
-function isJobId(jobId: string): boolean {
-  try {
-    parseJobName(jobId);
-    return true;
-  } catch {
-    return false;
   }
 }

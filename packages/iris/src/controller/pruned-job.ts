@@ -1,19 +1,10 @@
-import { parseJobName } from '../core/job-names.js';
+import { isJobId } from '../core/job-names.js';
 import { JobState } from '../gen/iris/v1/types.js';
 import type { ControllerState } from './controller-state.js';
+import type { PrunedJobRow } from './store/log-archive-store.js';
 
 /** A job gone from the controller's database (pruned after `jobRetentionMs`) whose logs are in the log archive. */
-export interface PrunedJob {
-  readonly jobId: string;
-  readonly submittedAtMs: number;
-  /** The state it ended in; `JOB_STATE_UNSPECIFIED` when neither the database nor the archive says. */
-  readonly state: JobState;
-  /** When it ended; 0 when not known (pruned before this was recorded). */
-  readonly finishedAtMs: number;
-  /** When it was pruned; 0 when not known (pruned before this was recorded, or the database was lost). */
-  readonly prunedAtMs: number;
-  /** When its logs were last archived. */
-  readonly archivedAtMs: number;
+export interface PrunedJob extends PrunedJobRow {
   /** Where its log files are: `<archive>/<job path>` (its child jobs below it). */
   readonly logsUrl: string;
 }
@@ -42,13 +33,4 @@ export async function findPrunedJob(state: ControllerState, jobId: string): Prom
     archivedAtMs: row?.archivedAtMs ?? marker.archivedAtMs,
     logsUrl,
   };
-}
-
-function isJobId(jobId: string): boolean {
-  try {
-    parseJobName(jobId);
-    return true;
-  } catch {
-    return false;
-  }
 }

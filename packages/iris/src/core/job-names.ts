@@ -50,6 +50,16 @@ export function parseJobName(id: string, field = 'name'): JobName {
   };
 }
 
+/** True for a well-formed job id ({@link parseJobName} accepts it). */
+export function isJobId(id: string): boolean {
+  try {
+    parseJobName(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The id of task `index` of `jobId`, e.g. `/alice/train/0`. */
 export function taskIdOf(jobId: string, index: number): string {
   return `${jobId}/${index}`;
