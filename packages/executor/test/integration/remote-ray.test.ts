@@ -15,7 +15,7 @@ import { FIXTURE_SCRIPT, steps as fixtureSteps } from '../fixtures/remote-steps.
 let head: RayHead | null = null;
 beforeAll(async () => {
   head = await startRayHead({ numCpus: 2 });
-}, 90_000);
+}, 200_000); // the head may take up to 150 s under a full test run (startTimeoutMs)
 afterAll(async () => {
   await head?.close();
 }, 60_000);

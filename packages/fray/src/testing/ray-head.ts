@@ -22,6 +22,11 @@ export interface RayHeadOptions {
   objectStoreBytes?: number;
   /** The workspace whose `packages/fray/python/ray.lock` environment is used. @default the git top level */
   workspace?: string;
+  /**
+   * How long the head may take to answer (Jobs API and dashboard agent). A head starts in ~10 s on a quiet
+   * 2-core machine and took over 60 s once while a full test run loaded it. @default 150 s
+   */
+  startTimeoutMs?: number;
 }
 
 /** A running single-node Ray cluster on 127.0.0.1; `close()` stops every process it started. */
@@ -84,6 +89,7 @@ function pidsWithMarker(marker: string): number[] {
  *   that builds it) or the head does not come up within 60 s (its output in `details.output`)
  */
 export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHead> {
+  const startTimeoutMs = options.startTimeoutMs ?? 150_000;
   const workspace = resolve(options.workspace ?? findWorkspaceRoot());
   const envDir = rayEnvDir(workspace);
   const bin = join(envDir, 'bin');
@@ -168,11 +174,11 @@ export async function startRayHead(options: RayHeadOptions = {}): Promise<RayHea
       }
       return ready;
     },
-    { timeoutMs: 60_000, interval: 250 },
+    { timeoutMs: startTimeoutMs, interval: 250 },
   );
   if (!ready) {
     await close();
-    throw new FrayError('FRAY_BACKEND_UNAVAILABLE', `the Ray head did not start within 60 s`, { retryable: false, details: { output } });
+    throw new FrayError('FRAY_BACKEND_UNAVAILABLE', `the Ray head did not start within ${Math.round(startTimeoutMs / 1000)} s`, { retryable: false, details: { output } });
   }
   return {
     address,

@@ -11,7 +11,7 @@ let head: RayHead | undefined;
 beforeAll(async () => {
   // Many actors at once: each Ray job reserves a logical CPU for its entrypoint only when asked, so 8 is plenty.
   head = await startRayHead({ numCpus: 8 });
-}, 180_000);
+}, 200_000); // the head may take up to 150 s under a full test run (startTimeoutMs)
 afterAll(async () => {
   await head?.close();
 });

@@ -19,7 +19,7 @@ const pythonEnvCacheDir = mkdtempSync(join(tmpdir(), 'fray-pyenv-ray-'));
 
 beforeAll(async () => {
   head = await startRayHead({ numCpus: 2, resources: { TPU: 4, 'TPU-v4-8-head': 1 } });
-}, 90_000);
+}, 200_000); // the head may take up to 150 s under a full test run (startTimeoutMs)
 
 afterAll(async () => {
   await Promise.all(opened.splice(0).map((c) => c.close()));

@@ -43,7 +43,7 @@ beforeAll(async () => {
   tokenized = quickstartTokenizeStep(workspace.marinPrefix);
   await new Executor({ prefix, logger: silentLogger }).run([tokenized], { progress: 'plain' });
   head = await startRayHead({ numCpus: 2 });
-}, 240_000);
+}, 300_000); // the Ray head alone may take up to 150 s under a full test run
 
 afterAll(async () => {
   await head?.close();
