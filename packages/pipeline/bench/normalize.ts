@@ -4,11 +4,12 @@
 // compared in CPU seconds (this process's user + system time around normalize; the Python process's own
 // and its children's getrusage), which load from other processes on the machine inflates much less than
 // wall time. `--only ours` skips datatrove (for profiling with `node --cpu-prof`); `--map-task-mb 4` splits the
-// input into several map tasks, so normalize goes through its shuffle instead of its single-task path.
+// input into several map tasks, so normalize goes through its shuffle instead of its single-task path;
+// `--spill-mb N` sets `spill_bytes` (the single task spills past it).
 // `--input DIR` keeps the generated input in DIR (generated there when missing) for later runs, so a
 // `node --cpu-prof` run of `--only ours` profiles normalize, not the generator.
 //
-//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N] [--input DIR]
+//   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N] [--spill-mb N] [--input DIR]
 //
 // Needs the curation oracle environment (node tools/python-env/python-env.mjs packages/pipeline/python/curation.lock).
 import { spawnSync } from 'node:child_process';
