@@ -1,8 +1,10 @@
 """datatrove's exact document dedup (signature → find duplicates → filter) on a folder of parquet files,
-the Python side of the normalize benchmark.
+the Python side of the normalize benchmark. Like normalize, which writes the duplicates it drops to
+`outputs/dups`, the filter writes the documents it excludes (its `exclusion_writer`, zstd parquet) beside
+the kept ones, so both sides produce the same outputs.
 
 usage: datatrove_exact_dedup.py <input folder> <work folder>
-prints JSON: {"seconds", "cpu_seconds", "docs_out"}; one task per stage, one after another.
+prints JSON: {"seconds", "cpu_seconds", "docs_out", "docs_removed"}; one task per stage, one after another.
 """
 
 import json
@@ -27,7 +29,7 @@ cpu0 = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CH
 for pipeline in (
     [ParquetReader(source), ExactDedupSignature(output_folder=f"{work}/sigs", config=config)],
     [ExactFindDedups(data_folder=f"{work}/sigs", output_folder=f"{work}/dups", config=config)],
-    [ParquetReader(source), ExactDedupFilter(data_folder=f"{work}/dups", config=config), ParquetWriter(f"{work}/out", compression="zstd")],
+    [ParquetReader(source), ExactDedupFilter(data_folder=f"{work}/dups", config=config, exclusion_writer=ParquetWriter(f"{work}/removed", compression="zstd")), ParquetWriter(f"{work}/out", compression="zstd")],
 ):
     LocalPipelineExecutor(pipeline=pipeline, tasks=1, workers=1, logging_dir=f"{work}/logs-{len(pipeline)}-{time.time()}", skip_completed=False).run()
 cpu = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
@@ -36,4 +38,6 @@ import pyarrow.parquet as pq  # noqa: E402
 import glob  # noqa: E402
 
 docs_out = sum(pq.ParquetFile(f).metadata.num_rows for f in glob.glob(f"{work}/out/*.parquet"))
-print(json.dumps({"seconds": seconds, "cpu_seconds": sum(c.ru_utime + c.ru_stime for c in cpu) - sum(c.ru_utime + c.ru_stime for c in cpu0), "docs_out": docs_out}))
+docs_removed = sum(pq.ParquetFile(f).metadata.num_rows for f in glob.glob(f"{work}/removed/*.parquet"))
+cpu_seconds = sum(c.ru_utime + c.ru_stime for c in cpu) - sum(c.ru_utime + c.ru_stime for c in cpu0)
+print(json.dumps({"seconds": seconds, "cpu_seconds": cpu_seconds, "docs_out": docs_out, "docs_removed": docs_removed}))

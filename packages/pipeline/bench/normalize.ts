@@ -1,6 +1,7 @@
 // Normalize with exact dedup, documents per CPU-second (one task at a time, in this process):
 // parquet (zstd) input with 10 % planted exact duplicates → outputs/main + outputs/dups; then datatrove's
-// exact dedup (signature, find, filter; one task each, one worker) on the same files. Both sides are
+// exact dedup (signature, find, filter; one task each, one worker) on the same files, writing its kept and
+// its excluded documents (as normalize writes main and dups). Both sides are
 // compared in CPU seconds (this process's user + system time around normalize; the Python process's own
 // and its children's getrusage), which load from other processes on the machine inflates much less than
 // wall time. `--only ours` skips datatrove (for profiling with `node --cpu-prof`); `--map-task-mb 4` splits the
@@ -90,10 +91,10 @@ try {
       env: { ...process.env, HF_HUB_OFFLINE: '1' },
     });
     if (r.status !== 0) throw new Error(`datatrove_exact_dedup.py failed:\n${r.stderr.slice(-3000)}`);
-    const dt = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number; cpu_seconds: number; docs_out: number };
+    const dt = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { seconds: number; cpu_seconds: number; docs_out: number; docs_removed: number };
     const dtPerCpuSecond = count / dt.cpu_seconds;
     console.log(
-      `datatrove exact dedup: ${dt.docs_out} kept; ${dt.cpu_seconds.toFixed(2)} CPU s (${dt.seconds.toFixed(2)} s wall): ${dtPerCpuSecond.toFixed(0)} documents per CPU-second`,
+      `datatrove exact dedup: ${dt.docs_out} kept, ${dt.docs_removed} excluded; ${dt.cpu_seconds.toFixed(2)} CPU s (${dt.seconds.toFixed(2)} s wall): ${dtPerCpuSecond.toFixed(0)} documents per CPU-second`,
     );
     if (oursPerCpuSecond !== null) console.log(`normalize / datatrove: ${(oursPerCpuSecond / dtPerCpuSecond).toFixed(2)}x documents per CPU-second`);
   }
