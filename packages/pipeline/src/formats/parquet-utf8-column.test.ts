@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeParquetPart } from './parquet-part-writer.js';
 import { readParquetRecords } from './parquet-records.js';
 import { readParquetUtf8Columns } from './parquet-utf8-column.js';
-import { utf8StringAt, utf8ValueAt } from './utf8-column.js';
+import { Utf8Arena, utf8StringAt, utf8ValueAt } from './utf8-column.js';
 import type { Utf8Column } from './utf8-column.js';
 
 let dir = '';
@@ -81,6 +81,22 @@ describe('readParquetUtf8Columns()', () => {
     expect((await readAll(url, 'text', { reuseBuffers: true })).flat()).toEqual(rows.map((r) => r.text));
     const kept: Utf8Column[] = [];
     for await (const { column } of readParquetUtf8Columns(url, 'text')) kept.push(column);
+    expect(kept.flatMap(strings)).toEqual(rows.map((r) => r.text));
+  });
+
+  it('with an arena, reads every row group into its shared buffers and keeps them all intact', async () => {
+    const url = join(dir, 'arena.parquet');
+    const rows = Array.from({ length: 45 }, (_, i) => ({ text: i % 9 === 4 ? null : `${i}:${'ñé'.repeat(i)}` }));
+    await writeParquetPart(url, rows, { columns: [{ name: 'text', type: 'string', nullable: true }], rowGroupRows: 10 });
+    const arena = new Utf8Arena(64 * 1024);
+    const kept: Utf8Column[] = [];
+    for await (const { column } of readParquetUtf8Columns(url, 'text', { arena })) kept.push(column);
+    expect(kept.flatMap(strings)).toEqual(rows.map((r) => r.text));
+    expect(kept[1]?.bytes.buffer).toBe(kept[0]?.bytes.buffer);
+    // with reuseBuffers the arena is not used: a reused column is written over past its end
+    const reused: ArrayBufferLike[] = [];
+    for await (const { column } of readParquetUtf8Columns(url, 'text', { arena, reuseBuffers: true })) reused.push(column.bytes.buffer);
+    expect(reused).not.toContain(kept[0]?.bytes.buffer);
     expect(kept.flatMap(strings)).toEqual(rows.map((r) => r.text));
   });
 

@@ -7,6 +7,7 @@ import { decompressPageInto } from './page-codecs.js';
 import { openParquetFile, rowGroupsToRead } from './parquet-file.js';
 import type { ParquetFile, ParquetRowGroupInfo } from './parquet-file.js';
 import { Utf8ColumnBuilder, isUtf8Column } from './utf8-column.js';
+import type { Utf8Arena } from './utf8-column.js';
 import type { Utf8Column } from './utf8-column.js';
 
 /** Options of {@link readParquetUtf8Columns}. */
@@ -19,6 +20,11 @@ export interface ReadUtf8ColumnOptions {
    * the fresh memory (and its page faults) of a new column per row group. @default false
    */
   reuseBuffers?: boolean;
+  /**
+   * Where the columns' bytes come from when they are not reused: for a consumer that keeps every column
+   * (see {@link Utf8Arena}); ignored with `reuseBuffers`. @default a buffer per row group
+   */
+  arena?: Utf8Arena;
   /** Checked between row groups. */
   signal?: AbortSignal;
 }
@@ -48,10 +54,12 @@ export async function* readParquetUtf8Columns(source: string | ParquetFile, colu
   // file after file does not fault fresh memory in for every file
   const buffers: ReadBuffers = spare ?? { chunk: new Uint8Array(0), previous: null };
   spare = null;
+  // a reused column's buffer is written over past its end, so it never comes from an arena
+  const arena = options.reuseBuffers === true ? null : (options.arena ?? null);
   try {
     for (const group of rowGroupsToRead(file, options.rowGroup)) {
       options.signal?.throwIfAborted();
-      const read = await readUtf8Column(file, group, column, buffers);
+      const read = await readUtf8Column(file, group, column, buffers, arena);
       // a column the consumer keeps is never written over: only with reuseBuffers is it reused next
       buffers.previous = options.reuseBuffers === true ? read : null;
       yield { rowGroup: group.index, column: read };
@@ -87,7 +95,7 @@ interface ReadBuffers {
 }
 
 /** One row group's string column of an opened file (see {@link readParquetUtf8Columns}). */
-async function readUtf8Column(file: ParquetFile, group: ParquetRowGroupInfo, column: string, buffers: ReadBuffers): Promise<Utf8Column> {
+async function readUtf8Column(file: ParquetFile, group: ParquetRowGroupInfo, column: string, buffers: ReadBuffers, arena: Utf8Arena | null): Promise<Utf8Column> {
   const maxDefinition = checkedColumn(file, column);
   const meta = file.metadata.row_groups[group.index]?.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === column)?.meta_data;
   const fail = (cause: unknown): PipelineError =>
@@ -104,7 +112,7 @@ async function readUtf8Column(file: ParquetFile, group: ParquetRowGroupInfo, col
     if (buffers.chunk.byteLength < end - start) buffers.chunk = new Uint8Array(end - start);
     const chunk = await file.readBytes(start, end, buffers.chunk);
     if (chunk.byteLength !== end - start) throw new RangeError(`column chunk [${start}, ${end}) runs past the end of the file`);
-    result = decodeChunk(chunk, meta, group.numRows, maxDefinition, buffers.previous);
+    result = decodeChunk(chunk, meta, group.numRows, maxDefinition, buffers.previous, arena);
   } catch (cause) {
     throw fail(cause);
   }
@@ -153,9 +161,9 @@ interface Dictionary {
 }
 
 /** Decodes the pages of one column chunk (its bytes in `chunk`) into a column of `rows` values. */
-function decodeChunk(chunk: Uint8Array, meta: ColumnMetaData, rows: number, maxDefinition: number, reuse: Utf8Column | null): Utf8Column {
+function decodeChunk(chunk: Uint8Array, meta: ColumnMetaData, rows: number, maxDefinition: number, reuse: Utf8Column | null, arena: Utf8Arena | null): Utf8Column {
   // a PLAIN chunk's uncompressed size bounds its values' bytes; dictionary chunks grow the buffer
-  const out = new Utf8ColumnBuilder(rows, Math.min(Number(meta.total_uncompressed_size), 0x7fffffff), reuse);
+  const out = new Utf8ColumnBuilder(rows, Math.min(Number(meta.total_uncompressed_size), 0x7fffffff), reuse, arena);
   const reader: DataReader = { view: new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength), offset: 0 };
   let dictionary: Dictionary | null = null;
   while (out.length < rows) {

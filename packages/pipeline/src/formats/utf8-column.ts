@@ -28,6 +28,54 @@ export function utf8StringAt(column: Utf8Column, i: number): string | null {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', column.offsets[i] as number, column.offsets[i + 1] as number);
 }
 
+/** The default size of a {@link Utf8Arena}'s buffers. */
+const ARENA_CHUNK_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Memory for the bytes of many columns that are all kept (a task holding every text of its input until
+ * it sorts them): handed out from a few large buffers instead of one buffer per row group. V8 starts a
+ * major garbage collection each time its external memory grows by about 64 MiB since the last one, and
+ * each one marks the whole heap of buffered records; fewer, larger buffers start fewer. A buffer's pages
+ * are only faulted in as they are written, so an unused tail costs address space, not memory. A region
+ * taken from an arena stays alive as long as its buffer does, that is as long as any column of that
+ * buffer is referenced: use it only where the columns live about as long as each other.
+ */
+export class Utf8Arena {
+  private chunk: Uint8Array = new Uint8Array(0);
+  private used = 0;
+
+  /** `chunkBytes`: the size of each buffer; a region larger than a quarter of it gets a buffer of its own. */
+  constructor(private readonly chunkBytes = ARENA_CHUNK_BYTES) {}
+
+  /** A region of `size` bytes (uninitialized). */
+  take(size: number): Uint8Array {
+    if (size > this.chunkBytes >> 2) return Buffer.allocUnsafeSlow(size);
+    if (this.used + size > this.chunk.byteLength) {
+      this.chunk = Buffer.allocUnsafeSlow(this.chunkBytes);
+      this.used = 0;
+    }
+    const region = this.chunk.subarray(this.used, this.used + size);
+    this.used += size;
+    return region;
+  }
+
+  /** `region` grown in place to `size` bytes when it is the last region taken and its buffer has room, else null. */
+  extend(region: Uint8Array, size: number): Uint8Array | null {
+    if (!this.isLast(region) || region.byteOffset + size > this.chunk.byteLength) return null;
+    this.used = region.byteOffset + size;
+    return this.chunk.subarray(region.byteOffset, this.used);
+  }
+
+  /** Gives back the bytes of `region` past its first `keep` when it is the last region taken (else does nothing). */
+  trim(region: Uint8Array, keep: number): void {
+    if (this.isLast(region)) this.used = region.byteOffset + keep;
+  }
+
+  private isLast(region: Uint8Array): boolean {
+    return region.buffer === this.chunk.buffer && region.byteOffset + region.byteLength === this.used;
+  }
+}
+
 /** Appends values to a growing {@link Utf8Column}. */
 export class Utf8ColumnBuilder {
   private bytes: Uint8Array;
@@ -38,14 +86,21 @@ export class Utf8ColumnBuilder {
 
   /**
    * `rows` values will be appended; `byteHint` is the expected total of their bytes (the buffer grows past
-   * it). The buffers of `reuse`, a column no longer needed, are written over when they are large enough.
+   * it). The buffers of `reuse`, a column no longer needed, are written over when they are large enough;
+   * otherwise the bytes come from `arena` when given (and the unused rest goes back to it on {@link finish}).
    */
-  constructor(private readonly rows: number, byteHint: number, reuse: Utf8Column | null = null) {
+  constructor(
+    private readonly rows: number,
+    byteHint: number,
+    reuse: Utf8Column | null = null,
+    private readonly arena: Utf8Arena | null = null,
+  ) {
     const offsets = reuse === null ? null : new Int32Array(reuse.offsets.buffer, reuse.offsets.byteOffset);
     this.offsets = offsets !== null && offsets.length >= rows + 1 ? offsets : new Int32Array(rows + 1);
     this.offsets[0] = 0;
     const bytes = reuse === null ? null : new Uint8Array(reuse.bytes.buffer, reuse.bytes.byteOffset);
-    this.bytes = bytes !== null && bytes.byteLength >= byteHint ? bytes : Buffer.allocUnsafeSlow(Math.max(16, byteHint));
+    if (bytes !== null && bytes.byteLength >= byteHint) this.bytes = bytes;
+    else this.bytes = arena === null ? Buffer.allocUnsafeSlow(Math.max(16, byteHint)) : arena.take(Math.max(16, byteHint));
   }
 
   get length(): number {
@@ -55,7 +110,13 @@ export class Utf8ColumnBuilder {
   private grow(extra: number): void {
     const need = this.at + extra;
     if (need > 0x7fffffff) throw new RangeError(`a row group's string column over 2 GiB (${need} bytes) cannot be read as one column`);
-    const next = Buffer.allocUnsafeSlow(Math.min(0x7fffffff, Math.max(need, this.bytes.byteLength * 2)));
+    const size = Math.min(0x7fffffff, Math.max(need, this.bytes.byteLength * 2));
+    const grown = this.arena?.extend(this.bytes, size) ?? null;
+    if (grown !== null) {
+      this.bytes = grown;
+      return;
+    }
+    const next = this.arena === null ? Buffer.allocUnsafeSlow(size) : this.arena.take(size);
     next.set(this.bytes.subarray(0, this.at));
     this.bytes = next;
   }
@@ -113,6 +174,7 @@ export class Utf8ColumnBuilder {
 
   /** The column built so far (its buffers are the builder's; append nothing after this). */
   finish(): Utf8Column {
+    this.arena?.trim(this.bytes, this.at);
     return { length: this.count, offsets: this.offsets.subarray(0, this.count + 1), bytes: this.bytes.subarray(0, this.at), valid: this.valid?.subarray(0, this.count) ?? null };
   }
 }

@@ -14,7 +14,7 @@ import type { ParquetFile } from '../../formats/parquet-file.js';
 import { readParquetRowGroups } from '../../formats/parquet-records.js';
 import { readParquetUtf8Columns } from '../../formats/parquet-utf8-column.js';
 import { readPartBatches } from '../../formats/record-reader.js';
-import { utf8ValueAt } from '../../formats/utf8-column.js';
+import { Utf8Arena, utf8ValueAt } from '../../formats/utf8-column.js';
 import type { Utf8Column } from '../../formats/utf8-column.js';
 import type { ParquetColumnSpec } from '../../formats/parquet-schema.js';
 import { compactWhitespace, generateIdOfUtf8, hasLongSpaceRunUtf8, isBlank, isBlankUtf8 } from './normalize-record.js';
@@ -174,6 +174,9 @@ export async function forEachNormalizedRecord(
   emit: (id: string, text: Uint8Array, fields: Record<string, unknown>) => Promise<void> | void,
 ): Promise<void> {
   const parquetSeen = new Set<string>();
+  // every text is kept (as a view) until the task sorts and writes or spills it: their bytes come from a
+  // few large buffers rather than one per row group, which starts fewer major garbage collections
+  const textArena = new Utf8Arena();
   const normalizer = new RecordNormalizer(args, observer, emit);
   // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
   const runBatch = async (rows: Record<string, unknown>[] | null, count: number, url: string, texts: Utf8Column | null, strings: StringFields | null): Promise<void> => {
@@ -214,9 +217,10 @@ export async function forEachNormalizedRecord(
     }
     const rowGroup = part.rowGroup ?? null;
     const records = others.length === 0 ? null : readParquetRowGroups(file, { rowGroup, columns: others, signal });
-    const stringReaders = stringColumns.map((c) => readParquetUtf8Columns(file, c, { rowGroup, signal }));
+    // the other string columns are decoded into strings before the next row group is read: one buffer each
+    const stringReaders = stringColumns.map((c) => readParquetUtf8Columns(file, c, { rowGroup, signal, reuseBuffers: true }));
     try {
-      for await (const { column } of readParquetUtf8Columns(file, args.text_field, { rowGroup, signal })) {
+      for await (const { column } of readParquetUtf8Columns(file, args.text_field, { rowGroup, signal, arena: textArena })) {
         const corrupt = (n: number, what: string, name: string): PipelineError =>
           new PipelineError('PIPELINE_INPUT_INVALID', `a row group of ${part.url} has ${n} ${what} but ${column.length} texts: the file is corrupt`, {
             details: { path: part.url, column: name },
