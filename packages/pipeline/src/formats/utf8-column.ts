@@ -29,7 +29,7 @@ export function utf8StringAt(column: Utf8Column, i: number): string | null {
 }
 
 /** The default size of a {@link Utf8Arena}'s buffers. */
-const ARENA_CHUNK_BYTES = 128 * 1024 * 1024;
+const ARENA_CHUNK_BYTES = 256 * 1024 * 1024;
 
 /**
  * Memory for the bytes of many columns that are all kept (a task holding every text of its input until

@@ -302,13 +302,19 @@ class RecordNormalizer {
       this.recordsIn += 1;
       const raw = texts === null ? record[args.text_field] : texts.valid !== null && texts.valid[i] === 0 ? null : utf8ValueAt(texts, i);
       let utf8: Uint8Array;
+      let id: string;
       if (raw instanceof Uint8Array) {
         if (isBlankUtf8(raw)) {
           this.empty += 1;
           continue;
         }
+        // hashed first, then scanned for a long run while its bytes are still in the CPU's cache (the
+        // scan probes one byte in maxRun + 1, a cache miss each on a cold text); a compacted text (rare)
+        // is hashed again
+        id = generateIdOfUtf8(raw);
         if (hasLongSpaceRunUtf8(raw, maxRun)) {
           utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), maxRun));
+          id = generateIdOfUtf8(utf8);
           this.compacted += 1;
         } else {
           utf8 = raw;
@@ -328,6 +334,7 @@ class RecordNormalizer {
         const text = compactWhitespace(raw, maxRun);
         if (text !== raw) this.compacted += 1;
         utf8 = encoder.encode(text);
+        id = generateIdOfUtf8(utf8);
       }
       const fields: Record<string, unknown> = {};
       const sourceId = record[args.id_field];
@@ -354,7 +361,7 @@ class RecordNormalizer {
           if (name !== 'source_id' || v !== null) fields[name] = v;
         }
       }
-      const pending = this.emit(generateIdOfUtf8(utf8), utf8, fields);
+      const pending = this.emit(id, utf8, fields);
       if (pending !== undefined) {
         this.pending = pending;
         return i + 1;
