@@ -109,7 +109,8 @@ async function readUtf8Column(file: ParquetFile, group: ParquetRowGroupInfo, col
     const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
     const end = start + Number(meta.total_compressed_size);
     if (end > file.byteLength) throw new RangeError(`column chunk [${start}, ${end}) runs past the end of the file (${file.byteLength} bytes)`);
-    if (buffers.chunk.byteLength < end - start) buffers.chunk = new Uint8Array(end - start);
+    // not zero-filled: the chunk is read over it
+    if (buffers.chunk.byteLength < end - start) buffers.chunk = Buffer.allocUnsafeSlow(end - start);
     const chunk = await file.readBytes(start, end, buffers.chunk);
     if (chunk.byteLength !== end - start) throw new RangeError(`column chunk [${start}, ${end}) runs past the end of the file`);
     result = decodeChunk(chunk, meta, group.numRows, maxDefinition, buffers.previous, arena);
