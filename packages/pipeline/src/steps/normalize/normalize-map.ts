@@ -176,7 +176,7 @@ export async function forEachNormalizedRecord(
   const parquetSeen = new Set<string>();
   // every text is kept (as a view) until the task sorts and writes or spills it: their bytes come from a
   // few large buffers rather than one per row group, which starts fewer major garbage collections
-  const textArena = new Utf8Arena();
+  const textArena = new Utf8Arena(textArenaChunkBytes(args.parts));
   const normalizer = new RecordNormalizer(args, observer, emit);
   // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
   const runBatch = async (rows: Record<string, unknown>[] | null, count: number, url: string, texts: Utf8Column | null, strings: StringFields | null): Promise<void> => {
@@ -252,6 +252,18 @@ export async function forEachNormalizedRecord(
   counters[NORMALIZE_COUNTERS.recordsIn] = (counters[NORMALIZE_COUNTERS.recordsIn] ?? 0) + normalizer.recordsIn;
   counters[NORMALIZE_COUNTERS.emptyTextFiltered] = (counters[NORMALIZE_COUNTERS.emptyTextFiltered] ?? 0) + normalizer.empty;
   counters[NORMALIZE_COUNTERS.compactedWhitespace] = (counters[NORMALIZE_COUNTERS.compactedWhitespace] ?? 0) + normalizer.compacted;
+}
+
+/**
+ * The buffer size of a task's text arena: about its texts' size, guessed from its parts' compressed
+ * bytes (zstd or snappy text expands 2-4x), so most tasks take one buffer and start one major garbage
+ * collection for it. Untouched pages of a buffer cost no memory, so guessing high is cheap; at most
+ * 512 MiB (a task's default spill threshold), at least 16 MiB.
+ */
+export function textArenaChunkBytes(parts: readonly DatasetPart[]): number {
+  let compressed = 0;
+  for (const p of parts) compressed += p.bytes;
+  return Math.min(512 * 1024 * 1024, Math.max(16 * 1024 * 1024, Math.ceil(compressed * 4)));
 }
 
 /** A row group's other flat string columns: output field names and, per field, one value (or null) per row. */
