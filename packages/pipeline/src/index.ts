@@ -23,7 +23,7 @@ export { readParquetRecords, readParquetRowGroups } from './formats/parquet-reco
 export type { ReadParquetOptions } from './formats/parquet-records.js';
 export { readParquetUtf8Columns } from './formats/parquet-utf8-column.js';
 export type { ReadUtf8ColumnOptions, Utf8ColumnGroup } from './formats/parquet-utf8-column.js';
-export { utf8StringAt, utf8ValueAt } from './formats/utf8-column.js';
+export { Utf8Arena, utf8StringAt, utf8ValueAt } from './formats/utf8-column.js';
 export type { Utf8Column } from './formats/utf8-column.js';
 export { parquetSchemaOf, schemaElementsOf } from './formats/parquet-schema.js';
 export type { ParquetColumnSpec, ParquetValueType } from './formats/parquet-schema.js';
