@@ -47,7 +47,8 @@ export function shardRecordsOf(records: readonly Record<string, unknown>[]): Sha
 
 /**
  * Writes one output shard from its records sorted by `id` (shuffle rows, whose `fields` is the tagged
- * JSON of {@link encodeFields}, or records still in memory, whose `fields` is the object; `text` a
+ * JSON of {@link encodeFields}, or records still in memory: flat, their fields beside `id` and `text`,
+ * or with a `fields` object; `text` a
  * string or its UTF-8 bytes): the first record of each id to the main part, the others to the dups
  * part (none when `dedup_mode` is `none`), both parquet (zstd) and sorted by `id`. Records are written
  * synchronously, awaiting only a row group being written out.
@@ -83,7 +84,8 @@ class ShardSplitter {
   write(r: Record<string, unknown>): Promise<void> | undefined {
     const id = r['id'] as string;
     const raw = r['fields'];
-    const record = { id, text: r['text'], ...(typeof raw === 'string' ? decodeFields(raw) : (raw as Record<string, unknown>)) };
+    // a shuffle row's fields are JSON; a record a single task buffered is flat (its fields beside id and text)
+    const record = raw === undefined ? r : { id, text: r['text'], ...(typeof raw === 'string' ? decodeFields(raw) : (raw as Record<string, unknown>)) };
     const duplicate = this.exact && id === this.prev;
     this.prev = id;
     if (duplicate) {

@@ -30,7 +30,7 @@ export interface NormalizeSingleResult {
 
 /**
  * Normalize in one task, for inputs that fit one map task: reads every part, buffers Marin's records
- * per shard in memory (their fields as objects, never encoded), sorts each shard by `id` and writes the
+ * per shard in memory (flat objects: `id`, `text` and the other fields, never encoded), sorts each shard by `id` and writes the
  * shards directly, with no shuffle files. Memory stays bounded as in a map task: past `spill_bytes` the
  * largest shard is spilled as a sorted run under `shuffle_dir`, and each shard merges its runs with what
  * is still in memory (records added later come later, so the kept duplicate is the first seen, as with
@@ -48,11 +48,18 @@ export const normalizeSingleTask = dataflowTask<NormalizeSingleArgs, NormalizeSi
     columns: NORMALIZE_SHUFFLE_COLUMNS,
     sortKey: 'id',
     spillBytes: args.spill_bytes,
-    toRow: (r) => ({ id: r['id'], text: r['text'], fields: encodeFields(r['fields'] as Record<string, unknown>) }),
+    toRow: (r) => {
+      const { id, text, ...fields } = r;
+      return { id, text, fields: encodeFields(fields) };
+    },
   });
-  await forEachNormalizedRecord(args, signal, counters, observer, (id, text, fields) =>
-    shuffle.add(args.num_shards === 1 ? 0 : partitionOfHexId(id, args.num_shards), { id, text, fields }),
-  );
+  await forEachNormalizedRecord(args, signal, counters, observer, (id, text, fields) => {
+    // the buffered record is its fields object with the id and the text added (no field is named either):
+    // one object per record held until the sort, and none to build when it is written
+    fields['id'] = id;
+    fields['text'] = text;
+    return shuffle.add(args.num_shards === 1 ? 0 : partitionOfHexId(id, args.num_shards), fields);
+  });
   const { output, buffered } = shuffle.closeInMemory();
   if (output.records === 0) {
     throw new PipelineError(
