@@ -181,6 +181,34 @@ describe('normalizeToParquet()', () => {
     expect(await readDir(join(output, 'outputs/main'))).toEqual(shuffled.main);
   });
 
+  it('keeps a column named fields (strings, objects) as it is on every path: one task, spilling, map and reduce', async () => {
+    await using dir = await tempDir();
+    const records = Array.from({ length: 60 }, (_, i) => ({ id: `s-${i}`, text: `doc ${i % 50}` }));
+    // strings that look like the shuffle's own encoding of fields, in parquet; objects in JSON lines
+    const strings = join(dir.path, 'strings');
+    await mkdir(strings, { recursive: true });
+    await writeParquetPart(
+      join(strings, 'b.parquet'),
+      records.map((r, i) => ({ ...r, fields: i % 2 === 0 ? `{"not":"json ${i}` : JSON.stringify({ url: `u${i}` }) })),
+      { columns: [{ name: 'id', type: 'string' }, { name: 'text', type: 'string' }, { name: 'fields', type: 'string' }], rowGroupRows: 20 },
+    );
+    const objects = join(dir.path, 'objects');
+    await mkdir(objects, { recursive: true });
+    await writeFile(join(objects, 'a.jsonl'), jsonl(records.map((r, i) => ({ ...r, fields: { tag: `t${i}` } }))));
+    const run = async (input: string, name: string, options: { map_task_bytes?: number; spill_bytes?: number }) => {
+      const output = join(dir.path, name);
+      await normalizeToParquet({ input_path: input, output_path: output, target_partition_bytes: 1000, ...options });
+      const rows = [...(await readDir(join(output, 'outputs/main'))), ...(await readDir(join(output, 'outputs/dups')))].flatMap((f) => f.rows);
+      return Object.fromEntries(rows.map((r) => [r['source_id'] as string, asJson(r['fields'])]));
+    };
+    const expectedStrings = Object.fromEntries(records.map((r, i) => [r.id, i % 2 === 0 ? `{"not":"json ${i}` : JSON.stringify({ url: `u${i}` })]));
+    const expectedObjects = Object.fromEntries(records.map((r, i) => [r.id, { tag: `t${i}` }]));
+    for (const options of [{}, { spill_bytes: 500 }, { map_task_bytes: 1 }]) {
+      expect(await run(strings, `strings-${JSON.stringify(options)}`, options)).toEqual(expectedStrings);
+      expect(await run(objects, `objects-${JSON.stringify(options)}`, options)).toEqual(expectedObjects);
+    }
+  });
+
   it('runs its map and reduce tasks as Fray jobs of @marin/pipeline', async () => {
     await using dir = await tempDir();
     const input = join(dir.path, 'raw');

@@ -26,6 +26,15 @@ export interface NormalizeReduceResult {
   counters: Record<string, number>;
 }
 
+/**
+ * Marks a record held in memory by a single task as flat: its fields beside `id` and `text`, written as
+ * they are (a shuffle row instead holds them as JSON in `fields`, and an input column may be named `fields`).
+ */
+export const FLAT_RECORD: unique symbol = Symbol('normalize flat record');
+
+/** A record marked {@link FLAT_RECORD}. */
+export type FlatRecord = Record<string, unknown> & { [FLAT_RECORD]?: true };
+
 /** The counters of one written shard. */
 export type ShardCounters = Record<string, number>;
 
@@ -47,8 +56,8 @@ export function shardRecordsOf(records: readonly Record<string, unknown>[]): Sha
 
 /**
  * Writes one output shard from its records sorted by `id` (shuffle rows, whose `fields` is the tagged
- * JSON of {@link encodeFields}, or records still in memory: flat, their fields beside `id` and `text`,
- * or with a `fields` object; `text` a
+ * JSON of {@link encodeFields}, or records still in memory: {@link FLAT_RECORD}, their fields beside `id`
+ * and `text`, or with a `fields` object; `text` a
  * string or its UTF-8 bytes): the first record of each id to the main part, the others to the dups
  * part (none when `dedup_mode` is `none`), both parquet (zstd) and sorted by `id`. Records are written
  * synchronously, awaiting only a row group being written out.
@@ -83,8 +92,9 @@ class ShardSplitter {
 
   write(r: Record<string, unknown>): Promise<void> | undefined {
     const id = r['id'] as string;
-    const raw = r['fields'];
-    // a shuffle row's fields are JSON; a record a single task buffered is flat (its fields beside id and text)
+    // a record a single task buffered is flat (its fields beside id and text: one of them may be called
+    // `fields`, so only the marker tells); a shuffle row's fields are JSON
+    const raw = (r as FlatRecord)[FLAT_RECORD] === true ? undefined : r['fields'];
     const record = raw === undefined ? r : { id, text: r['text'], ...(typeof raw === 'string' ? decodeFields(raw) : (raw as Record<string, unknown>)) };
     const duplicate = this.exact && id === this.prev;
     this.prev = id;

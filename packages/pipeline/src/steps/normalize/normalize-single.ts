@@ -9,8 +9,8 @@ import { createShuffleWriter } from '../../dataflow/shuffle-writer.js';
 import { PipelineError } from '../../errors.js';
 import { ColumnObserver, NORMALIZE_COUNTERS, NORMALIZE_SHUFFLE_COLUMNS, forEachNormalizedRecord, initialMapCounters, outputColumns } from './normalize-map.js';
 import type { NormalizeMapArgs } from './normalize-map.js';
-import type { NormalizeReduceArgs } from './normalize-reduce.js';
-import { shardRecordsOf, writeNormalizedShard } from './normalize-reduce.js';
+import type { FlatRecord, NormalizeReduceArgs } from './normalize-reduce.js';
+import { FLAT_RECORD, shardRecordsOf, writeNormalizedShard } from './normalize-reduce.js';
 
 /** The JSON arguments of a normalize single task: a map task's, plus where the shards go. */
 export interface NormalizeSingleArgs extends NormalizeMapArgs {
@@ -49,7 +49,7 @@ export const normalizeSingleTask = dataflowTask<NormalizeSingleArgs, NormalizeSi
     sortKey: 'id',
     spillBytes: args.spill_bytes,
     toRow: (r) => {
-      const { id, text, ...fields } = r;
+      const { id, text, [FLAT_RECORD]: _flat, ...fields } = r as FlatRecord;
       return { id, text, fields: encodeFields(fields) };
     },
   });
@@ -58,6 +58,7 @@ export const normalizeSingleTask = dataflowTask<NormalizeSingleArgs, NormalizeSi
     // one object per record held until the sort, and none to build when it is written
     fields['id'] = id;
     fields['text'] = text;
+    (fields as FlatRecord)[FLAT_RECORD] = true;
     return shuffle.add(args.num_shards === 1 ? 0 : partitionOfHexId(id, args.num_shards), fields);
   });
   const { output, buffered } = shuffle.closeInMemory();
