@@ -217,7 +217,11 @@ class RunBytes {
     this.cut();
     const pieces = this.pieces;
     this.pieces = [];
-    for (const piece of pieces) if (!this.stream.write(piece)) await once(this.stream, 'drain');
+    let next = 0;
+    while (next < pieces.length) {
+      next = writeUntilFull(this.stream, pieces, next);
+      if (next < pieces.length) await once(this.stream, 'drain');
+    }
   }
 
   private cut(): void {
@@ -233,4 +237,13 @@ class RunBytes {
     this.at = 0;
     this.segmentStart = 0;
   }
+}
+
+/**
+ * Writes `pieces` from index `from` until the stream's buffer is full; returns the index after the last
+ * piece written. A loop of its own, so the async {@link RunBytes.flush} is not recompiled around it.
+ */
+function writeUntilFull(stream: Writable, pieces: readonly Uint8Array[], from: number): number {
+  for (let i = from; i < pieces.length; i++) if (!stream.write(pieces[i])) return i + 1;
+  return pieces.length;
 }
