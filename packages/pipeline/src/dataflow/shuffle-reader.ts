@@ -8,7 +8,7 @@ import { utf8ValueAt } from '../formats/utf8-column.js';
 import type { Utf8Column } from '../formats/utf8-column.js';
 import { isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
 import { forEachMerged, mergeSorted } from './sorted-merge.js';
-import type { SortedBatchSource } from './sorted-merge.js';
+import type { RecordVisitor, SortedBatchSource } from './sorted-merge.js';
 
 /** Options of {@link readShufflePartition}. */
 export interface ReadShuffleOptions {
@@ -70,7 +70,7 @@ export interface VisitShuffleOptions extends ReadShuffleOptions {
  * @throws {PipelineError} as the parquet readers (PIPELINE_INPUT_NOT_FOUND, PIPELINE_INPUT_INVALID), or
  *   whatever `visit` throws
  */
-export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: (record: Record<string, unknown>) => Promise<void> | undefined): Promise<void> {
+export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: RecordVisitor<Record<string, unknown>>): Promise<void> {
   const sources: RunSource[] = [];
   try {
     for (const url of options.files) sources.push(await openRun(url, options.utf8Columns ?? [], options.signal));
@@ -80,11 +80,12 @@ export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: 
       await forEachMerged(sources, options.sortKey, visit);
       return;
     }
+    const call = typeof visit === 'function' ? visit : (r: Record<string, unknown>): Promise<void> | undefined => visit.visit(r);
     for (const source of sources) {
       while (await source.next()) {
         const { rows } = source;
         for (let i = 0; i < rows.length; i++) {
-          const pending = visit(rows[i] as Record<string, unknown>);
+          const pending = call(rows[i] as Record<string, unknown>);
           if (pending !== undefined) await pending;
         }
       }

@@ -84,6 +84,14 @@ export interface SortedBatchSource<T> {
 }
 
 /**
+ * What {@link forEachMerged} hands each record to: a function, or an object whose `visit` method is
+ * called. A class's method is the same call target in every merge, so the engine compiles the merge
+ * loop around it once; a closure made per task is a new target each time (the loop is recompiled for
+ * every task once the previous task's closure is collected).
+ */
+export type RecordVisitor<T> = ((record: T) => Promise<void> | undefined) | { visit(record: T): Promise<void> | undefined };
+
+/**
  * Merges sorted batch sources by `key` (a k-way merge on a binary heap, ties in source order, as
  * {@link mergeSorted}) and calls `visit` with each record in order. The merge runs synchronously: it
  * awaits only a source that needs its next batch, and a promise `visit` returns (so a consumer that
@@ -93,18 +101,28 @@ export interface SortedBatchSource<T> {
 export async function forEachMerged<T extends Record<string, unknown>>(
   sources: readonly SortedBatchSource<T>[],
   key: string,
-  visit: (record: T) => Promise<void> | undefined,
+  visit: RecordVisitor<T>,
 ): Promise<void> {
+  const visitor = typeof visit === 'function' ? new FunctionVisitor(visit) : visit;
   const merge = new BatchMerge<T>(sources, key);
   for (let s = 0; s < sources.length; s++) if (await loadBatch(sources[s] as SortedBatchSource<T>)) merge.add(s);
   // The per-record loop is BatchMerge.drain, a small synchronous method compiled once for every merge;
   // this async function only waits, so the engine never recompiles it around a hot loop.
-  while (merge.drain(visit)) {
+  while (merge.drain(visitor)) {
     const { pending, exhausted } = merge;
     merge.pending = undefined;
     merge.exhausted = -1;
     if (pending !== undefined) await pending;
     if (exhausted >= 0 && (await loadBatch(sources[exhausted] as SortedBatchSource<T>))) merge.add(exhausted);
+  }
+}
+
+/** A function visitor as an object visitor. */
+class FunctionVisitor<T> {
+  constructor(private readonly fn: (record: T) => Promise<void> | undefined) {}
+
+  visit(record: T): Promise<void> | undefined {
+    return this.fn(record);
   }
 }
 
@@ -146,12 +164,12 @@ class BatchMerge<T extends Record<string, unknown>> {
    * Visits records in order until the heap is empty (returns false), or `visit` returned a promise
    * ({@link pending}), or a source's batch ran out ({@link exhausted}); then returns true.
    */
-  drain(visit: (record: T) => Promise<void> | undefined): boolean {
+  drain(visitor: { visit(record: T): Promise<void> | undefined }): boolean {
     const { heap, sources, keys, key } = this;
     while (heap.length > 0) {
       const s = heap[0] as number;
       const source = sources[s] as SortedBatchSource<T>;
-      const pending = visit(source.rows[source.index] as T);
+      const pending = visitor.visit(source.rows[source.index] as T);
       source.index += 1;
       let exhausted = false;
       if (source.index < source.rows.length) keys[s] = (source.rows[source.index] as T)[key];
