@@ -45,12 +45,21 @@ describe('writePlainRun()', () => {
     expect(views.map((v) => decoder.decode(v))).toEqual(texts);
   });
 
-  it('writes what toRow makes of each row', async () => {
+  it('writes what toRow makes of each row, calling it once per row', async () => {
     const url = join(dir, 'run.parquet');
-    await writePlainRun(url, COLUMNS, [{ id: 'a', body: 'text a', n: 1 }], (r) => ({ id: r['id'], text: r['body'], fields: JSON.stringify({ n: r['n'] }) }));
+    let calls = 0;
+    const toRow = (r: Record<string, unknown>): Record<string, unknown> => {
+      calls += 1;
+      return { id: r['id'], text: r['body'], fields: JSON.stringify({ n: r['n'] }) };
+    };
+    await writePlainRun(url, COLUMNS, [{ id: 'a', body: 'text a', n: 1 }, { id: 'b', body: 'text b', n: 2 }], toRow);
     const records: Record<string, unknown>[] = [];
     for await (const r of readParquetRecords(url)) records.push(r);
-    expect(records).toEqual([{ id: 'a', text: 'text a', fields: '{"n":1}' }]);
+    expect(records).toEqual([
+      { id: 'a', text: 'text a', fields: '{"n":1}' },
+      { id: 'b', text: 'text b', fields: '{"n":2}' },
+    ]);
+    expect(calls).toBe(2);
   });
 
   it('writes an empty run as a valid file of no rows', async () => {

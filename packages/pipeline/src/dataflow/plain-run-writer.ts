@@ -43,8 +43,9 @@ export async function writePlainRun(
   toRow?: (record: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<void> {
   const { schema } = parquetSchemaOf(columns);
-  // the values column by column, checked before anything is written
-  const values = columns.map((c) => columnValues(rows, c.name, toRow, url));
+  // the values column by column, checked before anything is written (each row turned into its run row once)
+  const runRows = toRow === undefined ? rows : rows.map((r) => toRow(r));
+  const values = columns.map((c) => columnValues(runRows, c.name, url));
   const stream: Writable = await createWriteStream(url);
   let streamError: unknown = null;
   stream.on('error', (e) => {
@@ -109,12 +110,11 @@ interface StringColumn {
   lengths: Int32Array;
 }
 
-function columnValues(rows: readonly Record<string, unknown>[], name: string, toRow: ((record: Record<string, unknown>) => Record<string, unknown>) | undefined, url: string): StringColumn {
+function columnValues(rows: readonly Record<string, unknown>[], name: string, url: string): StringColumn {
   const values = new Array<string | Uint8Array>(rows.length);
   const lengths = new Int32Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as Record<string, unknown>;
-    const v = (toRow === undefined ? row : toRow(row))[name];
+    const v = (rows[i] as Record<string, unknown>)[name];
     if (typeof v === 'string') {
       values[i] = v;
       lengths[i] = Buffer.byteLength(v);
