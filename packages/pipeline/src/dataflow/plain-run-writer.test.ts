@@ -45,6 +45,21 @@ describe('writePlainRun()', () => {
     expect(views.map((v) => decoder.decode(v))).toEqual(texts);
   });
 
+  it('writes columns of only strings, only bytes, and both the same way', async () => {
+    const texts = ['short', 'l'.repeat(5000), '', 'ü'.repeat(3000)];
+    const read = async (text: (t: string, i: number) => string | Uint8Array): Promise<Record<string, unknown>[]> => {
+      const url = join(dir, `run-${Math.random()}.parquet`);
+      await writePlainRun(url, COLUMNS, texts.map((t, i) => ({ id: `${i}`, text: text(t, i), fields: '{}' })));
+      const out: Record<string, unknown>[] = [];
+      for await (const r of readParquetRecords(url)) out.push(r);
+      return out;
+    };
+    const expected = texts.map((text, i) => ({ id: `${i}`, text, fields: '{}' }));
+    expect(await read((t) => t)).toEqual(expected);
+    expect(await read((t) => encoder.encode(t))).toEqual(expected);
+    expect(await read((t, i) => (i % 2 === 0 ? t : encoder.encode(t)))).toEqual(expected);
+  });
+
   it('writes what toRow makes of each row, calling it once per row', async () => {
     const url = join(dir, 'run.parquet');
     let calls = 0;
