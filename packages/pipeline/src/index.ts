@@ -38,7 +38,7 @@ export type { ShuffleMapOutput, ShuffleWriter, ShuffleWriterOptions } from './da
 export { forEachShuffleRecord, readShufflePartition } from './dataflow/shuffle-reader.js';
 export type { ReadShuffleOptions, VisitShuffleOptions } from './dataflow/shuffle-reader.js';
 export { compareKeys, forEachMerged, mergeSorted } from './dataflow/sorted-merge.js';
-export type { SortedBatchSource } from './dataflow/sorted-merge.js';
+export type { RecordVisitor, SortedBatchSource } from './dataflow/sorted-merge.js';
 export { partitionOfHexId, partitionOfKey } from './dataflow/partition-of.js';
 export { ID_COLUMN, checkCoPartitioned, listPartFiles, partFileName } from './attributes/attribute-dataset.js';
 export { columnSpecOf, describeKind, kindOfParquetColumn, kindOfValue, mergeKinds } from './formats/column-kind.js';

@@ -72,6 +72,23 @@ describe('forEachShuffleRecord()', () => {
     expect(got.map((r) => r['n'])).toEqual([0n, 1n, 2n, 0n, 0n]);
   });
 
+  it('calls an object visitor\'s visit method, merged or concatenated', async () => {
+    const files = [await writeRun('r0', ['a', 'c']), await writeRun('r1', ['b'])];
+    const ids = async (sortKey: string | undefined): Promise<unknown[]> => {
+      const visitor = {
+        ids: [] as unknown[],
+        visit(r: Record<string, unknown>): undefined {
+          this.ids.push(r['id']);
+          return undefined;
+        },
+      };
+      await forEachShuffleRecord({ files, utf8Columns: ['text'], ...(sortKey === undefined ? {} : { sortKey }) }, visitor);
+      return visitor.ids;
+    };
+    expect(await ids('id')).toEqual(['a', 'b', 'c']);
+    expect(await ids(undefined)).toEqual(['a', 'c', 'b']);
+  });
+
   it('refuses a truncated run file and a text that is not valid UTF-8 with PIPELINE_INPUT_INVALID', async () => {
     const url = await writeRun('r0', ['a', 'b', 'c', 'd']);
     const bytes = await readFile(url);

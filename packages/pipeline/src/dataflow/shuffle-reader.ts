@@ -1,12 +1,14 @@
 import { PipelineError } from '../errors.js';
 import { openParquetFile } from '../formats/parquet-file.js';
+import type { ParquetFile } from '../formats/parquet-file.js';
 import { readParquetRecords, readParquetRowGroups } from '../formats/parquet-records.js';
 import { readParquetUtf8Columns } from '../formats/parquet-utf8-column.js';
 import type { Utf8ColumnGroup } from '../formats/parquet-utf8-column.js';
 import { utf8ValueAt } from '../formats/utf8-column.js';
+import type { Utf8Column } from '../formats/utf8-column.js';
 import { isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
 import { forEachMerged, mergeSorted } from './sorted-merge.js';
-import type { SortedBatchSource } from './sorted-merge.js';
+import type { RecordVisitor, SortedBatchSource } from './sorted-merge.js';
 
 /** Options of {@link readShufflePartition}. */
 export interface ReadShuffleOptions {
@@ -68,7 +70,7 @@ export interface VisitShuffleOptions extends ReadShuffleOptions {
  * @throws {PipelineError} as the parquet readers (PIPELINE_INPUT_NOT_FOUND, PIPELINE_INPUT_INVALID), or
  *   whatever `visit` throws
  */
-export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: (record: Record<string, unknown>) => Promise<void> | undefined): Promise<void> {
+export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: RecordVisitor<Record<string, unknown>>): Promise<void> {
   const sources: RunSource[] = [];
   try {
     for (const url of options.files) sources.push(await openRun(url, options.utf8Columns ?? [], options.signal));
@@ -78,11 +80,12 @@ export async function forEachShuffleRecord(options: VisitShuffleOptions, visit: 
       await forEachMerged(sources, options.sortKey, visit);
       return;
     }
+    const call = typeof visit === 'function' ? visit : (r: Record<string, unknown>): Promise<void> | undefined => visit.visit(r);
     for (const source of sources) {
       while (await source.next()) {
         const { rows } = source;
         for (let i = 0; i < rows.length; i++) {
-          const pending = visit(rows[i] as Record<string, unknown>);
+          const pending = call(rows[i] as Record<string, unknown>);
           if (pending !== undefined) await pending;
         }
       }
@@ -122,55 +125,95 @@ const decoder = new TextDecoder();
  * through hyparquet's record reader.
  */
 async function openRun(url: string, utf8Columns: readonly string[], signal: AbortSignal | undefined): Promise<RunSource> {
-  const file = await openParquetFile(url);
-  const opts = signal === undefined ? {} : { signal };
-  const plain = file.columns.filter((c) => isPlainRunColumn(file, c));
-  const asBytes = utf8Columns.filter((c) => file.columns.includes(c) && !plain.includes(c));
-  const rest = file.columns.filter((c) => !plain.includes(c) && !asBytes.includes(c));
-  const records = rest.length === 0 ? null : readParquetRowGroups(file, { ...opts, columns: rest });
-  const columns = asBytes.map((c) => readParquetUtf8Columns(file, c, opts));
-  const groups = file.metadata.row_groups.length;
-  let group = -1;
-  const source: RunSource = {
-    rows: [],
-    index: 0,
-    async next() {
-      source.index = 0;
-      source.rows = [];
-      group += 1;
-      if (group >= groups) return false;
-      signal?.throwIfAborted();
-      let rows: Record<string, unknown>[] | null = null;
-      if (records !== null) {
-        const n = await records.next();
-        if (n.done === true) throw corrupt(url);
-        rows = n.value;
-      }
-      const count = Number(file.metadata.row_groups[group]?.num_rows ?? 0);
-      if (rows === null) rows = Array.from({ length: count }, () => ({}));
-      if (rows.length !== count) throw corrupt(url);
-      for (const name of plain) {
-        const values = await readPlainRunColumn(file, group, name);
-        if (utf8Columns.includes(name)) for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = values[i];
-        else for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = decoder.decode(values[i]);
-      }
-      for (let c = 0; c < asBytes.length; c++) {
-        const n = await (columns[c] as AsyncGenerator<Utf8ColumnGroup>).next();
-        if (n.done === true || n.value.column.length !== count) throw corrupt(url);
-        const name = asBytes[c] as string;
-        const { column } = n.value;
-        const { valid } = column;
-        for (let i = 0; i < count; i++) (rows[i] as Record<string, unknown>)[name] = valid !== null && valid[i] === 0 ? null : utf8ValueAt(column, i);
-      }
-      source.rows = rows;
-      return true;
-    },
-    async close() {
-      await Promise.all([records?.return(undefined), ...columns.map((it) => it.return(undefined))]);
-      await file.close();
-    },
-  };
-  return source;
+  return new RunFileSource(url, await openParquetFile(url), utf8Columns, signal);
+}
+
+/**
+ * A run file as a {@link SortedBatchSource}. A class, so every run of every reduce task calls the same
+ * `next` (the engine compiles it once, not once per run's closure), and the per-row loops are small
+ * functions of their own, so the async `next` is never recompiled around them.
+ */
+class RunFileSource implements RunSource {
+  rows: Record<string, unknown>[] = [];
+  index = 0;
+  private group = -1;
+  private readonly groups: number;
+  private readonly plain: readonly string[];
+  private readonly asBytes: readonly string[];
+  private readonly records: AsyncGenerator<Record<string, unknown>[]> | null;
+  private readonly columns: AsyncGenerator<Utf8ColumnGroup>[];
+
+  constructor(
+    private readonly url: string,
+    private readonly file: ParquetFile,
+    private readonly utf8Columns: readonly string[],
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    const opts = signal === undefined ? {} : { signal };
+    const plain = file.columns.filter((c) => isPlainRunColumn(file, c));
+    const asBytes = utf8Columns.filter((c) => file.columns.includes(c) && !plain.includes(c));
+    const rest = file.columns.filter((c) => !plain.includes(c) && !asBytes.includes(c));
+    this.plain = plain;
+    this.asBytes = asBytes;
+    this.records = rest.length === 0 ? null : readParquetRowGroups(file, { ...opts, columns: rest });
+    this.columns = asBytes.map((c) => readParquetUtf8Columns(file, c, opts));
+    this.groups = file.metadata.row_groups.length;
+  }
+
+  async next(): Promise<boolean> {
+    const { file, url } = this;
+    this.index = 0;
+    this.rows = [];
+    this.group += 1;
+    const group = this.group;
+    if (group >= this.groups) return false;
+    this.signal?.throwIfAborted();
+    let rows: Record<string, unknown>[] | null = null;
+    if (this.records !== null) {
+      const n = await this.records.next();
+      if (n.done === true) throw corrupt(url);
+      rows = n.value;
+    }
+    const count = Number(file.metadata.row_groups[group]?.num_rows ?? 0);
+    if (rows === null) rows = emptyRows(count);
+    if (rows.length !== count) throw corrupt(url);
+    for (const name of this.plain) {
+      const values = await readPlainRunColumn(file, group, name);
+      if (this.utf8Columns.includes(name)) setColumn(rows, name, values);
+      else setDecodedColumn(rows, name, values);
+    }
+    for (let c = 0; c < this.asBytes.length; c++) {
+      const n = await (this.columns[c] as AsyncGenerator<Utf8ColumnGroup>).next();
+      if (n.done === true || n.value.column.length !== count) throw corrupt(url);
+      setUtf8Column(rows, this.asBytes[c] as string, n.value.column);
+    }
+    this.rows = rows;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.records?.return(undefined), ...this.columns.map((it) => it.return(undefined))]);
+    await this.file.close();
+  }
+}
+
+function emptyRows(count: number): Record<string, unknown>[] {
+  const rows = new Array<Record<string, unknown>>(count);
+  for (let i = 0; i < count; i++) rows[i] = {};
+  return rows;
+}
+
+function setColumn(rows: Record<string, unknown>[], name: string, values: readonly unknown[]): void {
+  for (let i = 0; i < rows.length; i++) (rows[i] as Record<string, unknown>)[name] = values[i];
+}
+
+function setDecodedColumn(rows: Record<string, unknown>[], name: string, values: readonly Uint8Array[]): void {
+  for (let i = 0; i < rows.length; i++) (rows[i] as Record<string, unknown>)[name] = decoder.decode(values[i]);
+}
+
+function setUtf8Column(rows: Record<string, unknown>[], name: string, column: Utf8Column): void {
+  const { valid } = column;
+  for (let i = 0; i < rows.length; i++) (rows[i] as Record<string, unknown>)[name] = valid !== null && valid[i] === 0 ? null : utf8ValueAt(column, i);
 }
 
 function corrupt(url: string): PipelineError {

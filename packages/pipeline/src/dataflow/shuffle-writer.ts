@@ -1,6 +1,7 @@
 import { prefixJoin } from '@marin/rigging';
 import { createParquetPartWriter } from '../formats/parquet-part-writer.js';
 import type { ParquetColumnSpec } from '../formats/parquet-schema.js';
+import { isPlainRunSchema, writePlainRun } from './plain-run-writer.js';
 import { compareKeys } from './sorted-merge.js';
 
 /** Options of {@link createShuffleWriter}. */
@@ -92,20 +93,27 @@ export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWrite
     return rows;
   };
   const toRow = options.toRow;
-
-  const spill = async (p: number): Promise<void> => {
-    const rows = sortBuffer(p);
-    if (rows.length === 0) return;
-    const run = (files[p] ?? []).length;
-    const url = prefixJoin(options.dir, `part-${String(p).padStart(5, '0')}/${options.mapTask}-run-${String(run).padStart(4, '0')}.parquet`);
+  const codec = options.codec ?? 'uncompressed';
+  // runs of string columns only (documents: ids, texts, JSON) skip the part writer's page copies
+  const plainRuns = codec === 'uncompressed' && isPlainRunSchema(options.columns);
+  const writeRun = async (url: string, rows: Record<string, unknown>[]): Promise<void> => {
     // written synchronously, awaiting only a row group being written out (no promise per record)
-    await using writer = await createParquetPartWriter(url, { columns: options.columns, codec: options.codec ?? 'uncompressed' });
+    await using writer = await createParquetPartWriter(url, { columns: options.columns, codec });
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as Record<string, unknown>;
       const pending = writer.write(toRow === undefined ? row : toRow(row));
       if (pending !== undefined) await pending;
     }
     await writer.close();
+  };
+
+  const spill = async (p: number): Promise<void> => {
+    const rows = sortBuffer(p);
+    if (rows.length === 0) return;
+    const run = (files[p] ?? []).length;
+    const url = prefixJoin(options.dir, `part-${String(p).padStart(5, '0')}/${options.mapTask}-run-${String(run).padStart(4, '0')}.parquet`);
+    if (plainRuns) await writePlainRun(url, options.columns, rows, toRow);
+    else await writeRun(url, rows);
     files[p]?.push(url);
     total -= bytes[p] ?? 0;
     buffers[p] = [];

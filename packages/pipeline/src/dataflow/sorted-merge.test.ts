@@ -51,6 +51,26 @@ describe('forEachMerged()', () => {
     expect(waits).toBe(3);
   });
 
+  it('calls an object visitor\'s visit method, with the same records in the same order as a function', async () => {
+    class Collect {
+      readonly out: string[] = [];
+      visit(r: { k: string; s: number }): Promise<void> | undefined {
+        this.out.push(`${r.k}${r.s}`);
+        return r.k === 'b' ? new Promise((resolve) => setImmediate(resolve)) : undefined;
+      }
+    }
+    const sources = () => [batches([[{ k: 'a', s: 0 }, { k: 'c', s: 0 }]]), batches([[{ k: 'a', s: 1 }], [{ k: 'b', s: 1 }]])];
+    const visitor = new Collect();
+    await forEachMerged(sources(), 'k', visitor);
+    const out: string[] = [];
+    await forEachMerged(sources(), 'k', (r) => {
+      out.push(`${r.k}${r.s}`);
+      return undefined;
+    });
+    expect(visitor.out).toEqual(['a0', 'a1', 'b1', 'c0']);
+    expect(out).toEqual(visitor.out);
+  });
+
   it('stops at the error a visitor throws', async () => {
     const seen: string[] = [];
     const run = forEachMerged([batches([[{ k: 'a' }, { k: 'b' }]])], 'k', (r) => {

@@ -84,6 +84,14 @@ export interface SortedBatchSource<T> {
 }
 
 /**
+ * What {@link forEachMerged} hands each record to: a function, or an object whose `visit` method is
+ * called. A class's method is the same call target in every merge, so the engine compiles the merge
+ * loop around it once; a closure made per task is a new target each time (the loop is recompiled for
+ * every task once the previous task's closure is collected).
+ */
+export type RecordVisitor<T> = ((record: T) => Promise<void> | undefined) | { visit(record: T): Promise<void> | undefined };
+
+/**
  * Merges sorted batch sources by `key` (a k-way merge on a binary heap, ties in source order, as
  * {@link mergeSorted}) and calls `visit` with each record in order. The merge runs synchronously: it
  * awaits only a source that needs its next batch, and a promise `visit` returns (so a consumer that
@@ -93,15 +101,100 @@ export interface SortedBatchSource<T> {
 export async function forEachMerged<T extends Record<string, unknown>>(
   sources: readonly SortedBatchSource<T>[],
   key: string,
-  visit: (record: T) => Promise<void> | undefined,
+  visit: RecordVisitor<T>,
 ): Promise<void> {
-  const heap: number[] = [];
-  const keys: unknown[] = new Array<unknown>(sources.length);
-  const less = (x: number, y: number): boolean => {
-    const c = compareKeys(keys[x], keys[y]);
+  const visitor = typeof visit === 'function' ? new FunctionVisitor(visit) : visit;
+  const merge = new BatchMerge<T>(sources, key);
+  for (let s = 0; s < sources.length; s++) if (await loadBatch(sources[s] as SortedBatchSource<T>)) merge.add(s);
+  // The per-record loop is BatchMerge.drain, a small synchronous method compiled once for every merge;
+  // this async function only waits, so the engine never recompiles it around a hot loop.
+  while (merge.drain(visitor)) {
+    const { pending, exhausted } = merge;
+    merge.pending = undefined;
+    merge.exhausted = -1;
+    if (pending !== undefined) await pending;
+    if (exhausted >= 0 && (await loadBatch(sources[exhausted] as SortedBatchSource<T>))) merge.add(exhausted);
+  }
+}
+
+/** A function visitor as an object visitor. */
+class FunctionVisitor<T> {
+  constructor(private readonly fn: (record: T) => Promise<void> | undefined) {}
+
+  visit(record: T): Promise<void> | undefined {
+    return this.fn(record);
+  }
+}
+
+/** Loads batches until `source` has a current record; false at its end. */
+async function loadBatch<T>(source: SortedBatchSource<T>): Promise<boolean> {
+  while (source.index >= source.rows.length) if (!(await source.next())) return false;
+  return true;
+}
+
+/**
+ * The synchronous part of {@link forEachMerged}: a binary heap of the sources that have a current record,
+ * ordered by (current key, source index). The order is total, so taking a source out of the heap while
+ * its next batch loads and adding it back gives the same sequence as keeping it in.
+ */
+class BatchMerge<T extends Record<string, unknown>> {
+  private readonly heap: number[] = [];
+  private readonly keys: unknown[];
+  /** Set by {@link drain} when `visit` returned a promise: await it before draining again. */
+  pending: Promise<void> | undefined = undefined;
+  /** Set by {@link drain} to a source whose batch ran out (it left the heap): load its next batch and {@link add} it. */
+  exhausted = -1;
+
+  constructor(
+    private readonly sources: readonly SortedBatchSource<T>[],
+    private readonly key: string,
+  ) {
+    this.keys = new Array<unknown>(sources.length).fill(null);
+  }
+
+  /** Adds source `s`, which has a current record. */
+  add(s: number): void {
+    const source = this.sources[s] as SortedBatchSource<T>;
+    this.keys[s] = (source.rows[source.index] as T)[this.key];
+    this.heap.push(s);
+    this.siftUp(this.heap.length - 1);
+  }
+
+  /**
+   * Visits records in order until the heap is empty (returns false), or `visit` returned a promise
+   * ({@link pending}), or a source's batch ran out ({@link exhausted}); then returns true.
+   */
+  drain(visitor: { visit(record: T): Promise<void> | undefined }): boolean {
+    const { heap, sources, keys, key } = this;
+    while (heap.length > 0) {
+      const s = heap[0] as number;
+      const source = sources[s] as SortedBatchSource<T>;
+      const pending = visitor.visit(source.rows[source.index] as T);
+      source.index += 1;
+      let exhausted = false;
+      if (source.index < source.rows.length) keys[s] = (source.rows[source.index] as T)[key];
+      else {
+        exhausted = true;
+        const last = heap.pop() as number;
+        if (heap.length > 0) heap[0] = last;
+      }
+      if (heap.length > 0) this.siftDown();
+      if (pending !== undefined || exhausted) {
+        this.pending = pending;
+        this.exhausted = exhausted ? s : -1;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private less(x: number, y: number): boolean {
+    const c = compareKeys(this.keys[x], this.keys[y]);
     return c < 0 || (c === 0 && x < y);
-  };
-  const siftDown = (): void => {
+  }
+
+  private siftDown(): void {
+    const { heap } = this;
     let i = 0;
     const n = heap.length;
     const top = heap[0] as number;
@@ -109,47 +202,23 @@ export async function forEachMerged<T extends Record<string, unknown>>(
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const m = r < n && less(heap[r] as number, heap[l] as number) ? r : l;
-      if (!less(heap[m] as number, top)) break;
+      const m = r < n && this.less(heap[r] as number, heap[l] as number) ? r : l;
+      if (!this.less(heap[m] as number, top)) break;
       heap[i] = heap[m] as number;
       i = m;
     }
     heap[i] = top;
-  };
-  const siftUp = (i: number): void => {
+  }
+
+  private siftUp(i: number): void {
+    const { heap } = this;
     const s = heap[i] as number;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!less(s, heap[parent] as number)) break;
+      if (!this.less(s, heap[parent] as number)) break;
       heap[i] = heap[parent] as number;
       i = parent;
     }
     heap[i] = s;
-  };
-  const ready = async (s: number): Promise<boolean> => {
-    const source = sources[s] as SortedBatchSource<T>;
-    while (source.index >= source.rows.length) if (!(await source.next())) return false;
-    keys[s] = (source.rows[source.index] as T)[key];
-    return true;
-  };
-  for (let s = 0; s < sources.length; s++) {
-    if (await ready(s)) {
-      heap.push(s);
-      siftUp(heap.length - 1);
-    }
-  }
-  while (heap.length > 0) {
-    const s = heap[0] as number;
-    const source = sources[s] as SortedBatchSource<T>;
-    const pending = visit(source.rows[source.index] as T);
-    if (pending !== undefined) await pending;
-    source.index += 1;
-    if (source.index < source.rows.length) keys[s] = (source.rows[source.index] as T)[key];
-    else if (!(await ready(s))) {
-      const last = heap.pop() as number;
-      if (heap.length === 0) break;
-      heap[0] = last;
-    }
-    siftDown();
   }
 }

@@ -38,17 +38,22 @@ export type FlatRecord = Record<string, unknown> & { [FLAT_RECORD]?: true };
 /** The counters of one written shard. */
 export type ShardCounters = Record<string, number>;
 
+/** What receives a shard's records: its `visit` method, one call target for every shard. */
+export interface ShardVisitor {
+  visit(record: Record<string, unknown>): Promise<void> | undefined;
+}
+
 /**
- * Feeds a shard's records, sorted by `id`, to `visit` (awaiting a promise it returns): a shuffle
+ * Feeds a shard's records, sorted by `id`, to `visitor.visit` (awaiting a promise it returns): a shuffle
  * partition ({@link forEachShuffleRecord}) or records still in memory.
  */
-export type ShardRecords = (visit: (record: Record<string, unknown>) => Promise<void> | undefined) => Promise<void>;
+export type ShardRecords = (visitor: ShardVisitor) => Promise<void>;
 
 /** The {@link ShardRecords} of records in memory, sorted by `id`. */
 export function shardRecordsOf(records: readonly Record<string, unknown>[]): ShardRecords {
-  return async (visit) => {
+  return async (visitor) => {
     for (let i = 0; i < records.length; i++) {
-      const pending = visit(records[i] as Record<string, unknown>);
+      const pending = visitor.visit(records[i] as Record<string, unknown>);
       if (pending !== undefined) await pending;
     }
   };
@@ -71,7 +76,8 @@ export async function writeNormalizedShard(
   await using dups = await createParquetPartWriter(args.dups_url, options);
   const exact = args.dedup_mode === 'exact';
   const shard = new ShardSplitter(exact, main, dups);
-  await records((r) => shard.write(r));
+  // the splitter itself is the visitor: the merge loop calls one method for every shard and task
+  await records(shard);
   const { unique, duplicate } = shard;
   await main.close();
   await dups.close();
@@ -79,10 +85,11 @@ export async function writeNormalizedShard(
 }
 
 /** Sends the first record of each id to the main part and the others to the dups part, counting both. */
-class ShardSplitter {
+class ShardSplitter implements ShardVisitor {
   unique = 0;
   duplicate = 0;
-  private prev: string | null = null;
+  // a string from the start (no id is empty), so the comparison below only ever sees strings
+  private prev = '';
 
   constructor(
     private readonly exact: boolean,
@@ -90,7 +97,7 @@ class ShardSplitter {
     private readonly dups: ParquetPartWriter,
   ) {}
 
-  write(r: Record<string, unknown>): Promise<void> | undefined {
+  visit(r: Record<string, unknown>): Promise<void> | undefined {
     const id = r['id'] as string;
     // a record a single task buffered is flat (its fields beside id and text: one of them may be called
     // `fields`, so only the marker tells); a shuffle row's fields are JSON
@@ -98,12 +105,11 @@ class ShardSplitter {
     const record = raw === undefined ? r : { id, text: r['text'], ...(typeof raw === 'string' ? decodeFields(raw) : (raw as Record<string, unknown>)) };
     const duplicate = this.exact && id === this.prev;
     this.prev = id;
-    if (duplicate) {
-      this.duplicate += 1;
-      return this.dups.write(record);
-    }
-    this.unique += 1;
-    return this.main.write(record);
+    if (duplicate) this.duplicate += 1;
+    else this.unique += 1;
+    // one call site for both writers: it sees two closures of the same function, so the engine keys it
+    // on that function rather than on this shard's writer (which would recompile it for every shard)
+    return (duplicate ? this.dups : this.main).write(record);
   }
 }
 
