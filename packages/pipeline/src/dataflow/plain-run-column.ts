@@ -108,6 +108,145 @@ function cutPlainValues(chunk: Uint8Array, p: number, pageEnd: number, count: nu
   return true;
 }
 
+/** Bytes read past a page's end with it, so the next page's header usually comes in the same read. */
+const HEADER_LOOKAHEAD = 512;
+
+/**
+ * A column {@link isPlainRunColumn} accepts, read a page at a time instead of a chunk at a time (a run is
+ * one row group, so a whole chunk is the run's whole column): each page (about 1 MiB) is one read into
+ * its own buffer, which also takes the start of the next page so its header needs no read of its own.
+ * The values handed out are views into the page's buffer, which lives as long as any of them is
+ * referenced; a reducer merging many runs holds a page of each instead of every run's whole column. Page
+ * buffers are not zero-filled before the read (it overwrites every byte).
+ */
+export class PlainRunPages {
+  private pos: number;
+  private readonly end: number;
+  private left: number;
+  /** Bytes already read from `pos` on (the previous read's lookahead). */
+  private tail: Uint8Array | null = null;
+  private values: Uint8Array[] = [];
+  private index = 0;
+
+  constructor(
+    private readonly file: ParquetFile,
+    private readonly rowGroup: number,
+    private readonly column: string,
+  ) {
+    const group = file.metadata.row_groups[rowGroup];
+    const meta = group?.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === column)?.meta_data;
+    if (group === undefined || meta === undefined) throw this.fail(new Error('the row group has no chunk for the column'));
+    this.pos = Number(meta.data_page_offset);
+    this.end = this.pos + Number(meta.total_compressed_size);
+    this.left = Number(group.num_rows);
+    if (this.end > file.byteLength) throw this.fail(new RangeError(`column chunk [${this.pos}, ${this.end}) runs past the end of the file (${file.byteLength} bytes)`));
+  }
+
+  /** Values read and not yet taken. */
+  get available(): number {
+    return this.values.length - this.index;
+  }
+
+  /** Values of the row group not yet taken. */
+  get remaining(): number {
+    return this.left + this.available;
+  }
+
+  /**
+   * Reads pages until a value is available (or the row group's values are all read).
+   *
+   * @throws {PipelineError} PIPELINE_INPUT_INVALID naming the file, row group and column for a corrupt
+   *   chunk or a value that is not valid UTF-8
+   */
+  async fill(): Promise<void> {
+    while (this.available === 0 && this.left > 0) {
+      let values: Uint8Array[] | null;
+      try {
+        values = await this.readPage();
+      } catch (cause) {
+        throw this.fail(cause);
+      }
+      if (values === null) continue;
+      if (!allUtf8(values)) {
+        throw new PipelineError(
+          'PIPELINE_INPUT_INVALID',
+          `column ${JSON.stringify(this.column)} of ${this.file.url} (row group ${this.rowGroup}) holds a string that is not valid UTF-8; re-encode the file as UTF-8 or drop it`,
+          { details: { path: this.file.url, rowGroup: this.rowGroup, column: this.column } },
+        );
+      }
+      this.values = values;
+      this.index = 0;
+    }
+  }
+
+  /** The next `n` values (`n` ≤ {@link available}), in order. */
+  take(n: number): Uint8Array[] {
+    const out = this.index === 0 && n === this.values.length ? this.values : this.values.slice(this.index, this.index + n);
+    this.index += n;
+    return out;
+  }
+
+  /** Reads the page at `pos`: its values, or null for a page that holds none (a dictionary or index page). */
+  private async readPage(): Promise<Uint8Array[] | null> {
+    const { file, end, pos } = this;
+    if (pos >= end) throw new RangeError(`column chunk ends with ${this.left} values unread`);
+    let head = this.tail === null ? null : headerOf(this.tail);
+    if (head === null) {
+      const bytes = await file.readBytes(pos, Math.min(end, pos + HEADER_LOOKAHEAD));
+      head = headerOf(bytes);
+      if (head === null) throw new RangeError(`page header at byte ${pos} is cut off or corrupt`);
+    }
+    const { header, size } = head;
+    const pageEnd = pos + size + header.compressed_page_size;
+    if (pageEnd > end || header.compressed_page_size !== header.uncompressed_page_size) throw new RangeError('page runs past the end of its column chunk');
+    const readEnd = Math.min(end, pageEnd + HEADER_LOOKAHEAD);
+    const page = await file.readBytes(pos, readEnd, uninitialized(readEnd - pos));
+    if (page.byteLength !== readEnd - pos) throw new RangeError(`column chunk [${pos}, ${readEnd}) runs past the end of the file`);
+    this.pos = pageEnd;
+    this.tail = pageEnd < readEnd ? page.subarray(pageEnd - pos) : null;
+    let count: number;
+    if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
+      const v2 = header.data_page_header_v2;
+      if (v2.encoding !== 'PLAIN' || v2.num_nulls !== 0 || v2.definition_levels_byte_length + v2.repetition_levels_byte_length !== 0) throw new RangeError(`unexpected ${v2.encoding} data page`);
+      count = v2.num_values;
+    } else if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
+      if (header.data_page_header.encoding !== 'PLAIN') throw new RangeError(`unexpected ${header.data_page_header.encoding} data page`);
+      count = header.data_page_header.num_values;
+    } else {
+      return null;
+    }
+    if (count > this.left) throw new RangeError(`column chunk holds more than its ${this.left} remaining values`);
+    const values = new Array<Uint8Array>(count);
+    if (!cutPlainValues(page, size, size + header.compressed_page_size, count, values, 0)) throw new RangeError('PLAIN value runs past the end of its page');
+    this.left -= count;
+    return values;
+  }
+
+  private fail(cause: unknown): PipelineError {
+    return new PipelineError('PIPELINE_INPUT_INVALID', `cannot decode column ${JSON.stringify(this.column)} of row group ${this.rowGroup} of ${this.file.url}: the file is corrupt or truncated`, {
+      cause,
+      details: { path: this.file.url, rowGroup: this.rowGroup, column: this.column },
+    });
+  }
+}
+
+/** The page header at the start of `bytes` and its size in bytes, or null when `bytes` cut it off. */
+function headerOf(bytes: Uint8Array): { header: ReturnType<typeof parquetHeader>; size: number } | null {
+  const reader: DataReader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+  try {
+    const header = parquetHeader(reader);
+    return { header, size: reader.offset };
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
+/** A buffer of `n` bytes that are not zero-filled first (a read overwrites them all): no memset, and a reused heap block instead of fresh zero pages. */
+function uninitialized(n: number): Uint8Array {
+  return new Uint8Array(Buffer.allocUnsafeSlow(n).buffer, 0, n);
+}
+
 function allUtf8(values: readonly Uint8Array[]): boolean {
   for (let i = 0; i < values.length; i++) if (!isUtf8(values[i] as Uint8Array)) return false;
   return true;

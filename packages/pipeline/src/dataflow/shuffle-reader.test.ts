@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PipelineError } from '../errors.js';
 import { writeParquetPart } from '../formats/parquet-part-writer.js';
 import type { ParquetColumnSpec } from '../formats/parquet-schema.js';
+import { writePlainRun } from './plain-run-writer.js';
 import { forEachShuffleRecord, readShufflePartition } from './shuffle-reader.js';
 import type { VisitShuffleOptions } from './shuffle-reader.js';
 
@@ -87,6 +88,33 @@ describe('forEachShuffleRecord()', () => {
     };
     expect(await ids('id')).toEqual(['a', 'b', 'c']);
     expect(await ids(undefined)).toEqual(['a', 'c', 'b']);
+  });
+
+  it('merges runs whose columns are all plain a page at a time, as readShufflePartition does', async () => {
+    const columns: ParquetColumnSpec[] = [
+      { name: 'id', type: 'string', nullable: false, plain: true },
+      { name: 'text', type: 'string', nullable: false, plain: true },
+      { name: 'fields', type: 'string', nullable: false },
+    ];
+    // texts past a page (1 MiB), so a run's text chunk is several pages and its batches are cut mid-run
+    const files: string[] = [];
+    for (let r = 0; r < 3; r++) {
+      const ids = Array.from({ length: 400 }, (_, i) => `k${String(i * 3 + r).padStart(5, '0')}`).filter((_, i) => i % (r + 1) === 0);
+      const url = join(dir, `plain-${r}.parquet`);
+      await writePlainRun(
+        url,
+        columns,
+        ids.map((id, k) => ({ id, text: k % 50 === 7 ? `${id} ${'é'.repeat(300_000)}` : `${id}:${r}:${k} ☃`, fields: JSON.stringify({ r, k }) })),
+      );
+      files.push(url);
+    }
+    const expected: Record<string, unknown>[] = [];
+    for await (const r of readShufflePartition({ files, sortKey: 'id' })) expected.push(r);
+    expect(expected.length).toBeGreaterThan(600);
+    expect(await visited({ files, sortKey: 'id', utf8Columns: ['text'] })).toEqual(expected);
+    const concatenated: Record<string, unknown>[] = [];
+    for await (const r of readShufflePartition({ files })) concatenated.push(r);
+    expect(await visited({ files, utf8Columns: ['text'] })).toEqual(concatenated);
   });
 
   it('refuses a truncated run file and a text that is not valid UTF-8 with PIPELINE_INPUT_INVALID', async () => {

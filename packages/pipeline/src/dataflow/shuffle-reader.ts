@@ -6,7 +6,7 @@ import { readParquetUtf8Columns } from '../formats/parquet-utf8-column.js';
 import type { Utf8ColumnGroup } from '../formats/parquet-utf8-column.js';
 import { utf8ValueAt } from '../formats/utf8-column.js';
 import type { Utf8Column } from '../formats/utf8-column.js';
-import { isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
+import { PlainRunPages, isPlainRunColumn, readPlainRunColumn } from './plain-run-column.js';
 import { forEachMerged, mergeSorted } from './sorted-merge.js';
 import type { RecordVisitor, SortedBatchSource } from './sorted-merge.js';
 
@@ -142,6 +142,8 @@ class RunFileSource implements RunSource {
   private readonly asBytes: readonly string[];
   private readonly records: AsyncGenerator<Record<string, unknown>[]> | null;
   private readonly columns: AsyncGenerator<Utf8ColumnGroup>[];
+  /** When every column is plain: the current row group's columns, read a page at a time. */
+  private pages: PlainRunPages[] | null = null;
 
   constructor(
     private readonly url: string,
@@ -161,6 +163,7 @@ class RunFileSource implements RunSource {
   }
 
   async next(): Promise<boolean> {
+    if (this.records === null && this.asBytes.length === 0 && this.plain.length > 0) return this.nextPages();
     const { file, url } = this;
     this.index = 0;
     this.rows = [];
@@ -186,6 +189,43 @@ class RunFileSource implements RunSource {
       const n = await (this.columns[c] as AsyncGenerator<Utf8ColumnGroup>).next();
       if (n.done === true || n.value.column.length !== count) throw corrupt(url);
       setUtf8Column(rows, this.asBytes[c] as string, n.value.column);
+    }
+    this.rows = rows;
+    return true;
+  }
+
+  /**
+   * A run whose columns are all plain (normalize's): the next batch is as many rows as every column has
+   * read, a page of the largest column or so, so the run's memory is a page per column, not its whole
+   * chunks.
+   */
+  private async nextPages(): Promise<boolean> {
+    this.index = 0;
+    this.rows = [];
+    let pages = this.pages;
+    while (pages === null || (pages[0] as PlainRunPages).remaining === 0) {
+      this.group += 1;
+      if (this.group >= this.groups) {
+        this.pages = null;
+        return false;
+      }
+      this.signal?.throwIfAborted();
+      const group = this.group;
+      pages = this.plain.map((name) => new PlainRunPages(this.file, group, name));
+      this.pages = pages;
+    }
+    let n = Infinity;
+    for (const column of pages) {
+      if (column.available === 0) await column.fill();
+      n = Math.min(n, column.available);
+    }
+    if (n === 0) throw corrupt(this.url);
+    const rows = emptyRows(n);
+    for (let c = 0; c < pages.length; c++) {
+      const name = this.plain[c] as string;
+      const values = (pages[c] as PlainRunPages).take(n);
+      if (this.utf8Columns.includes(name)) setColumn(rows, name, values);
+      else setDecodedColumn(rows, name, values);
     }
     this.rows = rows;
     return true;
