@@ -191,10 +191,11 @@ export class PlainRunPages {
     const { file, end, pos } = this;
     if (pos >= end) throw new RangeError(`column chunk ends with ${this.left} values unread`);
     let head = this.tail === null ? null : headerOf(this.tail);
-    if (head === null) {
-      const bytes = await file.readBytes(pos, Math.min(end, pos + HEADER_LOOKAHEAD));
+    // a header with long statistics (min/max values) can be longer than the lookahead: read more until it parses
+    for (let want = HEADER_LOOKAHEAD; head === null; want *= 4) {
+      const bytes = await file.readBytes(pos, Math.min(end, pos + want));
       head = headerOf(bytes);
-      if (head === null) throw new RangeError(`page header at byte ${pos} is cut off or corrupt`);
+      if (head === null && pos + want >= end) throw new RangeError(`page header at byte ${pos} is cut off or corrupt`);
     }
     const { header, size } = head;
     const pageEnd = pos + size + header.compressed_page_size;
