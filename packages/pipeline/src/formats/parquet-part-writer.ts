@@ -5,6 +5,7 @@ import { ParquetWriter } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { ColumnChunk, RowGroup } from 'hyparquet';
 import { PipelineError } from '../errors.js';
+import { emptyObjectArray } from './empty-object-array.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import { dictionaryRejected, writePlainStringChunk } from './plain-string-column.js';
 import type { StringValues } from './plain-string-column.js';
@@ -155,7 +156,7 @@ class PartWriter implements ParquetPartWriter {
       createdBy: 'marin pipeline (hyparquet-writer)',
       ...(options.metadata === undefined ? {} : { kvMetadata: Object.entries(options.metadata).map(([key, value]) => ({ key, value })) }),
     });
-    this.buffers = columns.map(() => []);
+    this.buffers = columns.map(() => emptyObjectArray<unknown>());
   }
 
   get rows(): number {
@@ -251,7 +252,7 @@ class PartWriter implements ParquetPartWriter {
       group.total_compressed_size = BigInt(bytes.offset - groupStart);
     }
     this.rowGroupCount += 1;
-    this.buffers = columns.map(() => []);
+    this.buffers = columns.map(() => emptyObjectArray<unknown>());
     this.buffered = 0;
     this.bufferedBytes = 0;
     await this.drain();

@@ -339,53 +339,64 @@ class RecordNormalizer {
    * Handles the records of a parquet row group from `from` until the end or until the sink returns a
    * promise (then left pending); returns the index of the next record to handle. Handled rows and string
    * values are released from the batch.
+   *
+   * The loop reads nothing before it starts and does the work in {@link parquetRecord}: V8 allocates a
+   * function's feedback only after it has run for a while, so what the first (long) call reads before
+   * its loop has no feedback, and code compiled from that deoptimizes on the next call.
    */
   runParquet(batch: ParquetBatch, from: number): number {
-    const { texts, rows, stringNames, stringValues } = batch;
-    const maxRun = this.maxRun;
-    const count = texts.length;
-    for (let i = from; i < count; i++) {
-      this.recordsIn += 1;
-      if (texts.valid !== null && texts.valid[i] === 0) {
-        this.empty += 1;
-        continue;
-      }
-      const raw = utf8ValueAt(texts, i);
-      if (isBlankUtf8(raw)) {
-        this.empty += 1;
-        continue;
-      }
-      // hashed first, then scanned for a long run while its bytes are still in the CPU's cache (the
-      // scan probes one byte in maxRun + 1, a cache miss each on a cold text); a compacted text (rare)
-      // is hashed again
-      let id = generateIdOfUtf8(raw);
-      let utf8 = raw;
-      if (hasLongSpaceRunUtf8(raw, maxRun)) {
-        utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), maxRun));
-        id = generateIdOfUtf8(utf8);
-        this.compacted += 1;
-      }
-      const fields: Record<string, unknown> = {};
-      if (rows !== null) {
-        const record = rows[i] as Record<string, unknown>;
-        rows[i] = RELEASED;
-        this.copyFields(record, fields);
-      }
-      for (let c = 0; c < stringNames.length; c++) {
-        const column = stringValues[c] as (string | null)[];
-        const v = column[i] as string | null;
-        column[i] = null;
-        const name = stringNames[c] as string;
-        // a null id is no source_id, as for any other input
-        if (name !== 'source_id' || v !== null) fields[name] = v;
-      }
-      const pending = this.sink.add(id, utf8, fields);
+    let i = from;
+    while (i < batch.texts.length) {
+      const pending = this.parquetRecord(batch, i);
+      i += 1;
       if (pending !== undefined) {
         this.pending = pending;
-        return i + 1;
+        break;
       }
     }
-    return count;
+    return i;
+  }
+
+  /** Marin's record of row `i` of a parquet row group, handed to the sink (nothing for a blank text). */
+  private parquetRecord(batch: ParquetBatch, i: number): Promise<void> | undefined {
+    const texts = batch.texts;
+    this.recordsIn += 1;
+    if (texts.valid !== null && texts.valid[i] === 0) {
+      this.empty += 1;
+      return undefined;
+    }
+    const raw = utf8ValueAt(texts, i);
+    if (isBlankUtf8(raw)) {
+      this.empty += 1;
+      return undefined;
+    }
+    // hashed first, then scanned for a long run while its bytes are still in the CPU's cache (the
+    // scan probes one byte in maxRun + 1, a cache miss each on a cold text); a compacted text (rare)
+    // is hashed again
+    let id = generateIdOfUtf8(raw);
+    let utf8 = raw;
+    if (hasLongSpaceRunUtf8(raw, this.maxRun)) {
+      utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), this.maxRun));
+      id = generateIdOfUtf8(utf8);
+      this.compacted += 1;
+    }
+    const fields: Record<string, unknown> = {};
+    const rows = batch.rows;
+    if (rows !== null) {
+      const record = rows[i] as Record<string, unknown>;
+      rows[i] = RELEASED;
+      this.copyFields(record, fields);
+    }
+    const { stringNames, stringValues } = batch;
+    for (let c = 0; c < stringNames.length; c++) {
+      const column = stringValues[c] as (string | null)[];
+      const v = column[i] as string | null;
+      column[i] = null;
+      const name = stringNames[c] as string;
+      // a null id is no source_id, as for any other input
+      if (name !== 'source_id' || v !== null) fields[name] = v;
+    }
+    return this.sink.add(id, utf8, fields) ?? undefined;
   }
 
   /**
