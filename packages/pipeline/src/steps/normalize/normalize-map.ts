@@ -267,11 +267,19 @@ export function textArenaChunkBytes(parts: readonly DatasetPart[]): number {
 
 /** Every value of a row group's string column as a string (or null), decoded once from the column's bytes. */
 function decodeStrings(column: Utf8Column): (string | null)[] {
-  const { bytes, offsets, valid } = column;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const { bytes } = column;
   const out = new Array<string | null>(column.length);
-  for (let i = 0; i < column.length; i++) out[i] = valid !== null && valid[i] === 0 ? null : buffer.toString('utf8', offsets[i] as number, offsets[i + 1] as number);
+  decodeStringsInto(out, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), column.offsets, column.valid);
   return out;
+}
+
+/**
+ * The loop of {@link decodeStrings}, taking what it reads as arguments: its first call runs long before
+ * V8 has allocated its feedback, and code compiled for property reads made before the loop then would
+ * lack feedback and deoptimize on the next call.
+ */
+function decodeStringsInto(out: (string | null)[], buffer: Buffer, offsets: Int32Array, valid: Uint8Array | null): void {
+  for (let i = 0; i < out.length; i++) out[i] = valid !== null && valid[i] === 0 ? null : buffer.toString('utf8', offsets[i] as number, offsets[i + 1] as number);
 }
 
 /**
