@@ -6,6 +6,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { PipelineError } from '../errors.js';
+import { emptyObjectArray } from '../formats/empty-object-array.js';
 import { parquetSchemaOf } from '../formats/parquet-schema.js';
 import type { ParquetColumnSpec } from '../formats/parquet-schema.js';
 
@@ -168,7 +169,7 @@ class RunBytes {
   private staging = Buffer.allocUnsafeSlow(STAGING_BYTES);
   private at = 0;
   private segmentStart = 0;
-  private pieces: Uint8Array[] = [];
+  private pieces: Uint8Array[] = emptyObjectArray<Uint8Array>();
 
   constructor(private readonly stream: Writable) {}
 
@@ -216,7 +217,7 @@ class RunBytes {
   async flush(): Promise<void> {
     this.cut();
     const pieces = this.pieces;
-    this.pieces = [];
+    this.pieces = emptyObjectArray<Uint8Array>();
     let next = 0;
     while (next < pieces.length) {
       next = writeUntilFull(this.stream, pieces, next);

@@ -1,4 +1,5 @@
 import { prefixJoin } from '@marin/rigging';
+import { emptyObjectArray } from '../formats/empty-object-array.js';
 import { createParquetPartWriter } from '../formats/parquet-part-writer.js';
 import type { ParquetColumnSpec } from '../formats/parquet-schema.js';
 import { isPlainRunSchema, writePlainRun } from './plain-run-writer.js';
@@ -80,75 +81,97 @@ function recordBytes(r: Record<string, unknown>): number {
  * done marker) are read by reducers, so files left by a crashed attempt are never read.
  */
 export function createShuffleWriter(options: ShuffleWriterOptions): ShuffleWriter {
-  const spillBytes = options.spillBytes ?? 256 * 1024 * 1024;
-  const buffers: Record<string, unknown>[][] = Array.from({ length: options.numPartitions }, () => []);
-  const bytes = new Array<number>(options.numPartitions).fill(0);
-  const files: string[][] = Array.from({ length: options.numPartitions }, () => []);
-  let total = 0;
-  let records = 0;
-  const key = options.sortKey;
-  const sortBuffer = (p: number): Record<string, unknown>[] => {
-    const rows = buffers[p] ?? [];
+  return new StorageShuffleWriter(options);
+}
+
+/**
+ * The writer behind {@link createShuffleWriter}. A class, not closures made per writer: every map task
+ * makes one, and a caller's compiled record loop that inlined one task's `add` closure is deoptimized
+ * (a new call target) by the next task's, where a prototype method is one target for all of them.
+ */
+class StorageShuffleWriter implements ShuffleWriter {
+  private readonly spillBytes: number;
+  private readonly buffers: Record<string, unknown>[][];
+  private readonly bytes: number[];
+  private readonly files: string[][];
+  private readonly plainRuns: boolean;
+  private readonly codec: 'zstd' | 'uncompressed';
+  private total = 0;
+  private records = 0;
+
+  constructor(private readonly options: ShuffleWriterOptions) {
+    this.spillBytes = options.spillBytes ?? 256 * 1024 * 1024;
+    this.buffers = Array.from({ length: options.numPartitions }, () => emptyObjectArray<Record<string, unknown>>());
+    this.bytes = new Array<number>(options.numPartitions).fill(0);
+    this.files = Array.from({ length: options.numPartitions }, () => []);
+    this.codec = options.codec ?? 'uncompressed';
+    // runs of string columns only (documents: ids, texts, JSON) skip the part writer's page copies
+    this.plainRuns = this.codec === 'uncompressed' && isPlainRunSchema(options.columns);
+  }
+
+  add(partition: number, record: Record<string, unknown>): Promise<void> | undefined {
+    if (!Number.isInteger(partition) || partition < 0 || partition >= this.options.numPartitions) {
+      throw new RangeError(`partition ${partition} is outside [0, ${this.options.numPartitions})`);
+    }
+    this.buffers[partition]?.push(record);
+    const b = recordBytes(record);
+    this.bytes[partition] = (this.bytes[partition] ?? 0) + b;
+    this.total += b;
+    this.records += 1;
+    return this.total > this.spillBytes ? this.spillLargest() : undefined;
+  }
+
+  async close(): Promise<ShuffleMapOutput> {
+    for (let p = 0; p < this.options.numPartitions; p++) await this.spill(p);
+    return { files: this.files, records: this.records };
+  }
+
+  closeInMemory(): { output: ShuffleMapOutput; buffered: Record<string, unknown>[][] } {
+    const buffered = this.buffers.map((_, p) => this.sortBuffer(p));
+    return { output: { files: this.files, records: this.records }, buffered };
+  }
+
+  private sortBuffer(p: number): Record<string, unknown>[] {
+    const rows = this.buffers[p] ?? [];
+    const key = this.options.sortKey;
     if (key !== undefined) rows.sort((a, b) => compareKeys(a[key], b[key]));
     return rows;
-  };
-  const toRow = options.toRow;
-  const codec = options.codec ?? 'uncompressed';
-  // runs of string columns only (documents: ids, texts, JSON) skip the part writer's page copies
-  const plainRuns = codec === 'uncompressed' && isPlainRunSchema(options.columns);
-  const writeRun = async (url: string, rows: Record<string, unknown>[]): Promise<void> => {
+  }
+
+  private async writeRun(url: string, rows: Record<string, unknown>[]): Promise<void> {
+    const { columns, toRow } = this.options;
     // written synchronously, awaiting only a row group being written out (no promise per record)
-    await using writer = await createParquetPartWriter(url, { columns: options.columns, codec });
+    await using writer = await createParquetPartWriter(url, { columns, codec: this.codec });
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as Record<string, unknown>;
       const pending = writer.write(toRow === undefined ? row : toRow(row));
       if (pending !== undefined) await pending;
     }
     await writer.close();
-  };
+  }
 
-  const spill = async (p: number): Promise<void> => {
-    const rows = sortBuffer(p);
+  private async spill(p: number): Promise<void> {
+    const rows = this.sortBuffer(p);
     if (rows.length === 0) return;
+    const { options, files } = this;
     const run = (files[p] ?? []).length;
     const url = prefixJoin(options.dir, `part-${String(p).padStart(5, '0')}/${options.mapTask}-run-${String(run).padStart(4, '0')}.parquet`);
-    if (plainRuns) await writePlainRun(url, options.columns, rows, toRow);
-    else await writeRun(url, rows);
+    if (this.plainRuns) await writePlainRun(url, options.columns, rows, options.toRow);
+    else await this.writeRun(url, rows);
     files[p]?.push(url);
-    total -= bytes[p] ?? 0;
-    buffers[p] = [];
-    bytes[p] = 0;
-  };
+    this.total -= this.bytes[p] ?? 0;
+    this.buffers[p] = emptyObjectArray();
+    this.bytes[p] = 0;
+  }
 
-  const spillLargest = async (): Promise<void> => {
-    while (total > spillBytes) {
+  private async spillLargest(): Promise<void> {
+    const bytes = this.bytes;
+    while (this.total > this.spillBytes) {
       let largest = 0;
       for (let p = 1; p < bytes.length; p++) if ((bytes[p] ?? 0) > (bytes[largest] ?? 0)) largest = p;
-      await spill(largest);
+      await this.spill(largest);
     }
-  };
-
-  return {
-    add(partition, record) {
-      if (!Number.isInteger(partition) || partition < 0 || partition >= options.numPartitions) {
-        throw new RangeError(`partition ${partition} is outside [0, ${options.numPartitions})`);
-      }
-      buffers[partition]?.push(record);
-      const b = recordBytes(record);
-      bytes[partition] = (bytes[partition] ?? 0) + b;
-      total += b;
-      records += 1;
-      return total > spillBytes ? spillLargest() : undefined;
-    },
-    async close() {
-      for (let p = 0; p < options.numPartitions; p++) await spill(p);
-      return { files, records };
-    },
-    closeInMemory() {
-      const buffered = buffers.map((_, p) => sortBuffer(p));
-      return { output: { files, records }, buffered };
-    },
-  };
+  }
 }
 
 /** The run files of partition `p` across every map task's output, in map-task order. */

@@ -1,15 +1,18 @@
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { createWriteStream, schemeOf } from '@marin/rigging';
-import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { ParquetWriter } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { ColumnChunk, RowGroup } from 'hyparquet';
 import { PipelineError } from '../errors.js';
+import { emptyObjectArray } from './empty-object-array.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import { dictionaryRejected, writePlainStringChunk } from './plain-string-column.js';
-import type { ChunkSink, StringValues } from './plain-string-column.js';
+import type { StringValues } from './plain-string-column.js';
 import type { ParquetColumnSpec } from './parquet-schema.js';
+import { SegmentedByteWriter } from './segmented-byte-writer.js';
 import { createZstdPageCompressor } from './zstd-binding.js';
+import type { ZstdPageCompressor } from './zstd-binding.js';
 
 /** Options of {@link createParquetPartWriter}. */
 export interface ParquetPartWriterOptions {
@@ -57,29 +60,6 @@ export interface ParquetPartWriter extends AsyncDisposable {
 
 const DEFAULT_ROW_GROUP_BYTES = 64 * 1024 * 1024;
 const DEFAULT_ROW_GROUP_ROWS = 1_000_000;
-const CHUNK_BYTES = 1 << 20;
-
-// Output buffers of CHUNK_BYTES that every stream has finished writing, reused by the next writer
-// buffer instead of a fresh allocation (a part's output is otherwise allocated once more, and fresh
-// external memory drives V8's garbage collections). At most POOL_CHUNKS are kept: about one row group's
-// output (a 64 MiB group of text is ~25 MiB of zstd), which is laid out in full before any of it is
-// written, so the next group takes the last one's buffers (with 8 kept, two thirds of every group's
-// output was fresh memory, faulted in page by page).
-const POOL_CHUNKS = 32;
-const chunkPool: ArrayBuffer[] = [];
-
-function takeChunk(): ArrayBuffer {
-  return chunkPool.pop() ?? uninitialized(CHUNK_BYTES);
-}
-
-/** A buffer of its own, not zero-filled (every byte of it is written before it is read). */
-function uninitialized(size: number): ArrayBuffer {
-  return Buffer.allocUnsafeSlow(size).buffer as ArrayBuffer;
-}
-
-function recycleChunk(buffer: ArrayBuffer): void {
-  if (buffer.byteLength === CHUNK_BYTES && chunkPool.length < POOL_CHUNKS) chunkPool.push(buffer);
-}
 
 function valueBytes(v: unknown): number {
   if (typeof v === 'string') return v.length + 4;
@@ -98,100 +78,152 @@ function valueBytes(v: unknown): number {
  * @throws {PipelineError} PIPELINE_INPUT_INVALID when a value does not fit its column's type (naming the column)
  */
 export async function createParquetPartWriter(url: string, options: ParquetPartWriterOptions): Promise<ParquetPartWriter> {
-  const columns = [...options.columns];
-  const { schema, encoders, converters } = parquetSchemaOf(columns);
-  const rowGroupBytes = options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
-  const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
-  const level = options.zstdLevel ?? 1;
-  const zstd = options.codec === 'uncompressed' ? null : createZstdPageCompressor(level, 'writing zstd parquet');
   // Every rigging filesystem's write stream is atomic: the object appears at `url` only when the stream
   // finishes, and a destroyed stream leaves nothing behind.
   const stream: Writable = await createWriteStream(url);
-  let streamError: unknown = null;
-  stream.on('error', (e) => {
-    streamError = e;
-  });
-  const bytes = new ByteWriter(0);
-  bytes.buffer = takeChunk();
-  bytes.view = new DataView(bytes.buffer);
-  // Written bytes are set aside as views (never overwritten) instead of growing one buffer to the row
-  // group's size (hyparquet-writer's ByteWriter doubles and copies), and streamed out after each row group.
-  const chunks: Uint8Array[] = [];
-  let segmentStart = 0;
-  const cutSegment = (): void => {
-    if (bytes.index > segmentStart) {
-      chunks.push(new Uint8Array(bytes.buffer, segmentStart, bytes.index - segmentStart));
-      if (recycles) inFlight.set(bytes.buffer, (inFlight.get(bytes.buffer) ?? 0) + 1);
-    }
-    segmentStart = bytes.index;
-  };
-  // A full buffer goes back to the shared pool once every segment cut from it has been written: only for
-  // local files, whose stream calls back once the bytes are in the file (an object store's upload stream
-  // may call back while it still holds the chunk).
-  const recycles = schemeOf(url) === null || schemeOf(url) === 'file';
-  const inFlight = new Map<ArrayBuffer, number>();
-  const retired = new Set<ArrayBuffer>();
-  const released = (buffer: ArrayBufferLike): void => {
-    const n = (inFlight.get(buffer as ArrayBuffer) ?? 0) - 1;
-    if (n > 0) {
-      inFlight.set(buffer as ArrayBuffer, n);
-      return;
-    }
-    inFlight.delete(buffer as ArrayBuffer);
-    if (retired.delete(buffer as ArrayBuffer)) recycleChunk(buffer as ArrayBuffer);
-  };
-  bytes.ensure = (size: number): void => {
-    if (bytes.index + size <= bytes.buffer.byteLength) return;
-    cutSegment();
-    if (inFlight.has(bytes.buffer)) retired.add(bytes.buffer);
-    else if (recycles) recycleChunk(bytes.buffer);
-    bytes.buffer = size <= CHUNK_BYTES ? takeChunk() : uninitialized(size);
-    bytes.view = new DataView(bytes.buffer);
-    bytes.index = 0;
-    segmentStart = 0;
-  };
-  const sink: ChunkSink = {
-    bytes,
-    scratch: null,
-    appendOwned(data) {
-      cutSegment();
-      chunks.push(data);
-      bytes.offset += data.byteLength;
-    },
-  };
-  const codecName = options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD';
-  // hyparquet-writer keeps what its compressor returns, so its columns get a copy; writePlainStringChunk copies the transient frame itself
-  const compress = zstd === null ? null : (input: Uint8Array): Uint8Array => new Uint8Array(zstd.compressTransient(input));
-  // Flat UTF-8 columns are written by writePlainStringChunk: those marked plain (ids, texts) always, the
-  // others (REQUIRED or OPTIONAL) in each row group where hyparquet-writer's dictionary sampling would
-  // reject a dictionary anyway; everything else (numbers, JSON, nested, dictionary-worthy strings) by hyparquet-writer.
-  const strings = columns.map((c) => (c.type !== 'string' ? 'no' : c.plain === true ? 'always' : 'unless-dictionary'));
-  const writer = new ParquetWriter({
-    writer: bytes,
-    // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
-    schema: schema as ConstructorParameters<typeof ParquetWriter>[0]['schema'],
-    codec: codecName,
-    compressors: compress === null ? {} : { ZSTD: compress },
-    statistics: false,
-    createdBy: 'marin pipeline (hyparquet-writer)',
-    ...(options.metadata === undefined ? {} : { kvMetadata: Object.entries(options.metadata).map(([key, value]) => ({ key, value })) }),
-  });
-  let buffers: unknown[][] = columns.map(() => []);
-  let buffered = 0;
-  let bufferedBytes = 0;
-  let rows = 0;
-  let rowGroupCount = 0;
-  let state: 'open' | 'closing' | 'closed' | 'aborted' = 'open';
+  return new PartWriter(url, options, stream);
+}
 
-  const drain = async (): Promise<void> => {
-    if (streamError !== null) throw streamError;
-    cutSegment();
+type ColumnConverter = ReturnType<typeof parquetSchemaOf>['converters'][number];
+type ColumnEncoder = ReturnType<typeof parquetSchemaOf>['encoders'][number];
+
+/**
+ * The writer behind {@link createParquetPartWriter}. A class, not closures made per writer: a process
+ * writes many parts (every shuffle run, every output shard), and methods on a prototype share one
+ * compiled code object, where a closure's optimized code is dropped with its writer and compiled again
+ * for the next one.
+ */
+class PartWriter implements ParquetPartWriter {
+  private readonly columns: readonly ParquetColumnSpec[];
+  private readonly names: readonly string[];
+  private readonly converters: readonly ColumnConverter[];
+  private readonly encoders: readonly ColumnEncoder[];
+  /** Per column: written by writePlainStringChunk always, unless hyparquet-writer would use a dictionary, or never. */
+  private readonly strings: readonly ('no' | 'always' | 'unless-dictionary')[];
+  private readonly rowGroupBytes: number;
+  private readonly rowGroupRows: number;
+  private readonly zstd: ZstdPageCompressor | null;
+  private readonly codecName: 'ZSTD' | 'UNCOMPRESSED';
+  private readonly bytes: SegmentedByteWriter;
+  private readonly writer: ParquetWriter;
+  private readonly stream: Writable;
+  private readonly onWritten: ((buffer: ArrayBufferLike) => void) | null;
+  private streamError: unknown = null;
+  private buffers: unknown[][];
+  private buffered = 0;
+  private bufferedBytes = 0;
+  private rowCount = 0;
+  private rowGroupCount = 0;
+  private state: 'open' | 'closing' | 'closed' | 'aborted' = 'open';
+
+  constructor(
+    readonly url: string,
+    options: ParquetPartWriterOptions,
+    stream: Writable,
+  ) {
+    const columns = [...options.columns];
+    const { schema, encoders, converters } = parquetSchemaOf(columns);
+    this.columns = columns;
+    this.names = columns.map((c) => c.name);
+    this.converters = converters;
+    this.encoders = encoders;
+    this.rowGroupBytes = options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
+    this.rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
+    this.zstd = options.codec === 'uncompressed' ? null : createZstdPageCompressor(options.zstdLevel ?? 1, 'writing zstd parquet');
+    this.codecName = options.codec === 'uncompressed' ? 'UNCOMPRESSED' : 'ZSTD';
+    this.stream = stream;
+    stream.on('error', (e) => {
+      this.streamError = e;
+    });
+    const recycles = schemeOf(url) === null || schemeOf(url) === 'file';
+    this.bytes = new SegmentedByteWriter(recycles);
+    const bytes = this.bytes;
+    this.onWritten = recycles ? (buffer) => bytes.released(buffer) : null;
+    const zstd = this.zstd;
+    // hyparquet-writer keeps what its compressor returns, so its columns get a copy; writePlainStringChunk copies the transient frame itself
+    const compress = zstd === null ? null : (input: Uint8Array): Uint8Array => new Uint8Array(zstd.compressTransient(input));
+    // Flat UTF-8 columns are written by writePlainStringChunk: those marked plain (ids, texts) always, the
+    // others (REQUIRED or OPTIONAL) in each row group where hyparquet-writer's dictionary sampling would
+    // reject a dictionary anyway; everything else (numbers, JSON, nested, dictionary-worthy strings) by hyparquet-writer.
+    this.strings = columns.map((c) => (c.type !== 'string' ? 'no' : c.plain === true ? 'always' : 'unless-dictionary'));
+    this.writer = new ParquetWriter({
+      writer: bytes,
+      // hyparquet-writer pins its own hyparquet; the schema elements are the same shape across both
+      schema: schema as ConstructorParameters<typeof ParquetWriter>[0]['schema'],
+      codec: this.codecName,
+      compressors: compress === null ? {} : { ZSTD: compress },
+      statistics: false,
+      createdBy: 'marin pipeline (hyparquet-writer)',
+      ...(options.metadata === undefined ? {} : { kvMetadata: Object.entries(options.metadata).map(([key, value]) => ({ key, value })) }),
+    });
+    this.buffers = columns.map(() => emptyObjectArray<unknown>());
+  }
+
+  get rows(): number {
+    return this.rowCount;
+  }
+
+  write(record: Record<string, unknown>): Promise<void> | undefined {
+    if (this.state !== 'open') return Promise.reject(new Error(`parquet writer for ${this.url} is ${this.state}`));
+    const { names, converters, buffers } = this;
+    let bytes = 0;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      const v = (converters[i] as ColumnConverter)(record[name], name, this.url);
+      (buffers[i] as unknown[]).push(v);
+      bytes += valueBytes(v);
+    }
+    this.bufferedBytes += bytes;
+    this.buffered += 1;
+    this.rowCount += 1;
+    return this.bufferedBytes >= this.rowGroupBytes || this.buffered >= this.rowGroupRows ? this.flushGroup() : undefined;
+  }
+
+  async close(): Promise<ParquetPartResult> {
+    if (this.state !== 'open') throw new Error(`parquet writer for ${this.url} is ${this.state}`);
+    this.state = 'closing';
+    try {
+      await this.flushGroup();
+      this.writer.finish();
+      await this.drain();
+      this.stream.end();
+      await once(this.stream, 'finish');
+      if (this.streamError !== null) throw this.streamError;
+      this.state = 'closed';
+      // every write has called back: the last buffer is free too
+      this.bytes.releaseLast();
+      return { url: this.url, rows: this.rowCount, rowGroups: this.rowGroupCount, bytes: this.bytes.offset };
+    } catch (e) {
+      this.state = 'open';
+      await this.abort();
+      throw PipelineError.is(e) ? e : new PipelineError('PIPELINE_OUTPUT_NOT_WRITABLE', `cannot write ${this.url}`, { cause: e, details: { path: this.url } });
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'aborted';
+    this.stream.destroy();
+    await once(this.stream, 'close').catch(() => undefined);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.abort();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.streamError !== null) throw this.streamError;
+    const { bytes, stream, onWritten } = this;
+    bytes.cutSegment();
     let ok = true;
-    for (const chunk of chunks.splice(0)) ok = recycles ? stream.write(chunk, () => released(chunk.buffer)) : stream.write(chunk);
+    for (const chunk of bytes.chunks.splice(0)) ok = onWritten === null ? stream.write(chunk) : stream.write(chunk, () => onWritten(chunk.buffer));
     if (!ok) await once(stream, 'drain');
-  };
-  const flushGroup = async (): Promise<void> => {
-    if (buffered === 0) return;
+  }
+
+  private async flushGroup(): Promise<void> {
+    if (this.buffered === 0) return;
+    const { columns, strings, buffers, bytes, writer, codecName } = this;
+    const buffered = this.buffered;
     const groupStart = bytes.offset;
     const fastChunks = new Map<string, ColumnChunk>();
     let fastBytes = 0;
@@ -199,11 +231,11 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
     columns.forEach((c, i) => {
       if (!fast[i]) return;
       const nullable = c.type !== 'parquet' && c.nullable !== false;
-      const { chunk, uncompressedBytes } = writePlainStringChunk(sink, c.name, buffers[i] as StringValues, codecName, zstd, nullable);
+      const { chunk, uncompressedBytes } = writePlainStringChunk(bytes, c.name, buffers[i] as StringValues, codecName, this.zstd, nullable);
       fastChunks.set(c.name, chunk);
       fastBytes += uncompressedBytes;
     });
-    const rest = columns.flatMap((c, i) => (fast[i] ? [] : [{ name: c.name, data: buffers[i] ?? [], ...encoders[i] }]));
+    const rest = columns.flatMap((c, i) => (fast[i] ? [] : [{ name: c.name, data: buffers[i] ?? [], ...this.encoders[i] }]));
     const groups = (writer as unknown as { row_groups: RowGroup[]; num_rows: bigint }).row_groups;
     if (rest.length > 0) {
       await writer.write({ columnData: rest as ColumnSource[], rowGroupSize: buffered });
@@ -219,59 +251,12 @@ export async function createParquetPartWriter(url: string, options: ParquetPartW
       group.total_byte_size += BigInt(fastBytes);
       group.total_compressed_size = BigInt(bytes.offset - groupStart);
     }
-    rowGroupCount += 1;
-    buffers = columns.map(() => []);
-    buffered = 0;
-    bufferedBytes = 0;
-    await drain();
-  };
-  const abort = async (): Promise<void> => {
-    if (state !== 'open') return;
-    state = 'aborted';
-    stream.destroy();
-    await once(stream, 'close').catch(() => undefined);
-  };
-
-  return {
-    url,
-    get rows() {
-      return rows;
-    },
-    write(record) {
-      if (state !== 'open') return Promise.reject(new Error(`parquet writer for ${url} is ${state}`));
-      for (let i = 0; i < columns.length; i++) {
-        const name = (columns[i] as ParquetColumnSpec).name;
-        const v = (converters[i] as (typeof converters)[number])(record[name], name, url);
-        (buffers[i] as unknown[]).push(v);
-        bufferedBytes += valueBytes(v);
-      }
-      buffered += 1;
-      rows += 1;
-      return bufferedBytes >= rowGroupBytes || buffered >= rowGroupRows ? flushGroup() : undefined;
-    },
-    async close() {
-      if (state !== 'open') throw new Error(`parquet writer for ${url} is ${state}`);
-      state = 'closing';
-      try {
-        await flushGroup();
-        writer.finish();
-        await drain();
-        stream.end();
-        await once(stream, 'finish');
-        if (streamError !== null) throw streamError;
-        state = 'closed';
-        // every write has called back: the last buffer is free too
-        if (recycles && inFlight.size === 0) recycleChunk(bytes.buffer);
-        return { url, rows, rowGroups: rowGroupCount, bytes: bytes.offset };
-      } catch (e) {
-        state = 'open';
-        await abort();
-        throw PipelineError.is(e) ? e : new PipelineError('PIPELINE_OUTPUT_NOT_WRITABLE', `cannot write ${url}`, { cause: e, details: { path: url } });
-      }
-    },
-    abort,
-    [Symbol.asyncDispose]: abort,
-  };
+    this.rowGroupCount += 1;
+    this.buffers = columns.map(() => emptyObjectArray<unknown>());
+    this.buffered = 0;
+    this.bufferedBytes = 0;
+    await this.drain();
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@marin/fray';
 import { createShuffleWriter } from '../../dataflow/shuffle-writer.js';
-import type { ShuffleMapOutput } from '../../dataflow/shuffle-writer.js';
+import type { ShuffleMapOutput, ShuffleWriter } from '../../dataflow/shuffle-writer.js';
 import { dataflowTask } from '../../dataflow/dataflow-task.js';
 import type { DataflowTaskArgs } from '../../dataflow/dataflow-task.js';
 import { partitionOfHexId } from '../../dataflow/partition-of.js';
@@ -171,27 +171,23 @@ export async function forEachNormalizedRecord(
   signal: AbortSignal,
   counters: Record<string, number>,
   observer: ColumnObserver,
-  emit: (id: string, text: Uint8Array, fields: Record<string, unknown>) => Promise<void> | void,
+  sink: NormalizedRecordSink,
 ): Promise<void> {
   const parquetSeen = new Set<string>();
   // every text is kept (as a view) until the task sorts and writes or spills it: their bytes come from a
   // few large buffers rather than one per row group, which starts fewer major garbage collections
   const textArena = new Utf8Arena(textArenaChunkBytes(args.parts));
-  const normalizer = new RecordNormalizer(args, observer, emit);
-  // records are handled synchronously, a batch (row group) at a time; only a spilling emit is awaited
-  const runBatch = async (rows: Record<string, unknown>[] | null, count: number, url: string, texts: Utf8Column | null, strings: StringFields | null): Promise<void> => {
-    let next = 0;
-    while (next < count) {
-      next = normalizer.run(rows, count, next, url, texts, strings);
-      if (normalizer.pending !== undefined) {
-        await normalizer.pending;
-        normalizer.pending = undefined;
-      }
-    }
-  };
+  const normalizer = new RecordNormalizer(args, observer, sink);
+  // records are handled synchronously, a batch (row group) at a time; only a spilling sink is awaited
   for (const part of args.parts) {
     if (part.format !== 'parquet') {
-      for await (const rows of readPartBatches(part, { signal })) await runBatch(rows, rows.length, part.url, null, null);
+      for await (const rows of readPartBatches(part, { signal })) {
+        let next = 0;
+        while (next < rows.length) {
+          next = normalizer.runRecords(rows, next, part.url);
+          await normalizer.settle();
+        }
+      }
       continue;
     }
     // Parquet texts come as one row group's UTF-8 bytes and offsets (no string or object per text): hashed
@@ -231,18 +227,21 @@ export async function forEachNormalizedRecord(
           rows = next.done === true ? [] : next.value;
           if (rows.length !== column.length) throw corrupt(rows.length, 'records', args.text_field);
         }
-        let strings: StringFields | null = null;
+        const values: (string | null)[][] = [];
         if (stringReaders.length > 0) {
-          const values: (string | null)[][] = [];
           for (let c = 0; c < stringReaders.length; c++) {
             const next = await (stringReaders[c] as AsyncGenerator<{ column: Utf8Column }>).next();
             const read = next.done === true ? null : next.value.column;
             if (read?.length !== column.length) throw corrupt(read?.length ?? 0, 'values', stringColumns[c] as string);
             values.push(decodeStrings(read));
           }
-          strings = { names: stringNames, values };
         }
-        await runBatch(rows, column.length, part.url, column, strings);
+        const batch = new ParquetBatch(part.url, column, rows, stringNames, values);
+        let next = 0;
+        while (next < column.length) {
+          next = normalizer.runParquet(batch, next);
+          await normalizer.settle();
+        }
       }
     } finally {
       await records?.return(undefined);
@@ -266,114 +265,179 @@ export function textArenaChunkBytes(parts: readonly DatasetPart[]): number {
   return Math.min(512 * 1024 * 1024, Math.max(16 * 1024 * 1024, Math.ceil(compressed * 4)));
 }
 
-/** A row group's other flat string columns: output field names and, per field, one value (or null) per row. */
-interface StringFields {
-  names: readonly string[];
-  values: readonly (string | null)[][];
-}
-
 /** Every value of a row group's string column as a string (or null), decoded once from the column's bytes. */
 function decodeStrings(column: Utf8Column): (string | null)[] {
-  const { bytes, offsets, valid } = column;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const { bytes } = column;
   const out = new Array<string | null>(column.length);
-  for (let i = 0; i < column.length; i++) out[i] = valid !== null && valid[i] === 0 ? null : buffer.toString('utf8', offsets[i] as number, offsets[i + 1] as number);
+  decodeStringsInto(out, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), column.offsets, column.valid);
   return out;
 }
 
-/** The synchronous part of {@link forEachNormalizedRecord}: Marin's record of each input record of a batch. */
+/**
+ * The loop of {@link decodeStrings}, taking what it reads as arguments: its first call runs long before
+ * V8 has allocated its feedback, and code compiled for property reads made before the loop then would
+ * lack feedback and deoptimize on the next call.
+ */
+function decodeStringsInto(out: (string | null)[], buffer: Buffer, offsets: Int32Array, valid: Uint8Array | null): void {
+  for (let i = 0; i < out.length; i++) out[i] = valid !== null && valid[i] === 0 ? null : buffer.toString('utf8', offsets[i] as number, offsets[i + 1] as number);
+}
+
+/**
+ * Where {@link forEachNormalizedRecord} hands Marin's records: `add` returns a promise only when it must
+ * be awaited before the next record (a spill). An object with a method rather than a callback: each
+ * task makes its own sink, and a call through a prototype method stays one call target for the compiled
+ * record loop, where a closure per task is a new target that deoptimizes it.
+ */
+export interface NormalizedRecordSink {
+  add(id: string, text: Uint8Array, fields: Record<string, unknown>): Promise<void> | void;
+}
+
+/**
+ * One parquet row group as {@link RecordNormalizer.runParquet} takes it: the texts, the other flat string
+ * columns (output field names and, per field, one value or null per row; none when `names` is empty)
+ * and the remaining fields as records (`null` when there are none). Always this one shape, so the
+ * record loop sees one map.
+ */
+class ParquetBatch {
+  constructor(
+    readonly url: string,
+    readonly texts: Utf8Column,
+    readonly rows: Record<string, unknown>[] | null,
+    readonly stringNames: readonly string[],
+    readonly stringValues: (string | null)[][],
+  ) {}
+}
+
+/**
+ * The synchronous part of {@link forEachNormalizedRecord}: Marin's record of each input record of a batch.
+ * Parquet row groups and JSON-lines batches go through two loops, each called with one shape of
+ * arguments, so neither is compiled for both and deoptimized when the other kind shows up.
+ */
 class RecordNormalizer {
   recordsIn = 0;
   empty = 0;
   compacted = 0;
-  /** Set when `emit` returned a promise (a spill): await it before the next {@link run}. */
-  pending: Promise<void> | undefined = undefined;
+  /** Set when the sink returned a promise (a spill): {@link settle} awaits it before the next run. */
+  private pending: Promise<void> | undefined = undefined;
+  private readonly textField: string;
+  private readonly idField: string;
+  private readonly maxRun: number;
+  private readonly bare: boolean;
 
   constructor(
-    private readonly args: NormalizeRecordArgs,
+    args: NormalizeRecordArgs,
     private readonly observer: ColumnObserver,
-    private readonly emit: (id: string, text: Uint8Array, fields: Record<string, unknown>) => Promise<void> | void,
-  ) {}
+    private readonly sink: NormalizedRecordSink,
+  ) {
+    this.textField = args.text_field;
+    this.idField = args.id_field;
+    this.maxRun = args.max_whitespace_run_chars;
+    this.bare = args.bare;
+  }
+
+  /** Awaits the sink's pending spill, if any. */
+  async settle(): Promise<void> {
+    if (this.pending === undefined) return;
+    const pending = this.pending;
+    this.pending = undefined;
+    await pending;
+  }
 
   /**
-   * Handles records `from` to `count` (exclusive) until the end or until `emit` returns a promise (then
-   * left in {@link pending}); returns the index of the next record to handle. A record is `rows[i]` (its
-   * other fields; none when `rows` is null) plus, for parquet, its flat string fields from `strings` and
-   * its text from `texts` (else from the record's text field). Handled rows are released from the array.
+   * Handles the records of a parquet row group from `from` until the end or until the sink returns a
+   * promise (then left pending); returns the index of the next record to handle. Handled rows and string
+   * values are released from the batch.
+   *
+   * The loop reads nothing before it starts and does the work in {@link parquetRecord}: V8 allocates a
+   * function's feedback only after it has run for a while, so what the first (long) call reads before
+   * its loop has no feedback, and code compiled from that deoptimizes on the next call.
    */
-  run(rows: Record<string, unknown>[] | null, count: number, from: number, url: string, texts: Utf8Column | null, strings: StringFields | null): number {
-    const { args, observer } = this;
-    const maxRun = args.max_whitespace_run_chars;
-    const isParquet = texts !== null;
+  runParquet(batch: ParquetBatch, from: number): number {
+    let i = from;
+    while (i < batch.texts.length) {
+      const pending = this.parquetRecord(batch, i);
+      i += 1;
+      if (pending !== undefined) {
+        this.pending = pending;
+        break;
+      }
+    }
+    return i;
+  }
+
+  /** Marin's record of row `i` of a parquet row group, handed to the sink (nothing for a blank text). */
+  private parquetRecord(batch: ParquetBatch, i: number): Promise<void> | undefined {
+    const texts = batch.texts;
+    this.recordsIn += 1;
+    if (texts.valid !== null && texts.valid[i] === 0) {
+      this.empty += 1;
+      return undefined;
+    }
+    const raw = utf8ValueAt(texts, i);
+    if (isBlankUtf8(raw)) {
+      this.empty += 1;
+      return undefined;
+    }
+    // hashed first, then scanned for a long run while its bytes are still in the CPU's cache (the
+    // scan probes one byte in maxRun + 1, a cache miss each on a cold text); a compacted text (rare)
+    // is hashed again
+    let id = generateIdOfUtf8(raw);
+    let utf8 = raw;
+    if (hasLongSpaceRunUtf8(raw, this.maxRun)) {
+      utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), this.maxRun));
+      id = generateIdOfUtf8(utf8);
+      this.compacted += 1;
+    }
+    const fields: Record<string, unknown> = {};
+    const rows = batch.rows;
+    if (rows !== null) {
+      const record = rows[i] as Record<string, unknown>;
+      rows[i] = RELEASED;
+      this.copyFields(record, fields);
+    }
+    const { stringNames, stringValues } = batch;
+    for (let c = 0; c < stringNames.length; c++) {
+      const column = stringValues[c] as (string | null)[];
+      const v = column[i] as string | null;
+      column[i] = null;
+      const name = stringNames[c] as string;
+      // a null id is no source_id, as for any other input
+      if (name !== 'source_id' || v !== null) fields[name] = v;
+    }
+    return this.sink.add(id, utf8, fields) ?? undefined;
+  }
+
+  /**
+   * Handles JSON-lines (or other row-wise) records `rows[from..]` as {@link runParquet} does, taking the
+   * text from each record's text field and recording the kinds of the fields it sees.
+   */
+  runRecords(rows: Record<string, unknown>[], from: number, url: string): number {
+    const maxRun = this.maxRun;
+    const count = rows.length;
     for (let i = from; i < count; i++) {
-      let record = RELEASED;
-      if (rows !== null) {
-        record = rows[i] as Record<string, unknown>;
-        rows[i] = RELEASED;
-      }
+      const record = rows[i] as Record<string, unknown>;
+      rows[i] = RELEASED;
       this.recordsIn += 1;
-      const raw = texts === null ? record[args.text_field] : texts.valid !== null && texts.valid[i] === 0 ? null : utf8ValueAt(texts, i);
-      let utf8: Uint8Array;
-      let id: string;
-      if (raw instanceof Uint8Array) {
-        if (isBlankUtf8(raw)) {
-          this.empty += 1;
-          continue;
-        }
-        // hashed first, then scanned for a long run while its bytes are still in the CPU's cache (the
-        // scan probes one byte in maxRun + 1, a cache miss each on a cold text); a compacted text (rare)
-        // is hashed again
-        id = generateIdOfUtf8(raw);
-        if (hasLongSpaceRunUtf8(raw, maxRun)) {
-          utf8 = encoder.encode(compactWhitespace(decoder.decode(raw), maxRun));
-          id = generateIdOfUtf8(utf8);
-          this.compacted += 1;
-        } else {
-          utf8 = raw;
-        }
-      } else {
-        if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
-          this.empty += 1;
-          continue;
-        }
-        if (typeof raw !== 'string') {
-          throw new PipelineError(
-            'PIPELINE_INPUT_INVALID',
-            `${url}: text field ${JSON.stringify(args.text_field)} holds a ${typeof raw}, not a string; set text_field to a string field`,
-            { details: { path: url, column: args.text_field } },
-          );
-        }
-        const text = compactWhitespace(raw, maxRun);
-        if (text !== raw) this.compacted += 1;
-        utf8 = encoder.encode(text);
-        id = generateIdOfUtf8(utf8);
+      const raw = record[this.textField];
+      if (raw === null || raw === undefined || (typeof raw === 'string' && isBlank(raw))) {
+        this.empty += 1;
+        continue;
       }
+      if (typeof raw !== 'string') {
+        throw new PipelineError(
+          'PIPELINE_INPUT_INVALID',
+          `${url}: text field ${JSON.stringify(this.textField)} holds a ${typeof raw}, not a string; set text_field to a string field`,
+          { details: { path: url, column: this.textField } },
+        );
+      }
+      const text = compactWhitespace(raw, maxRun);
+      if (text !== raw) this.compacted += 1;
+      const utf8 = encoder.encode(text);
+      const id = generateIdOfUtf8(utf8);
       const fields: Record<string, unknown> = {};
-      const sourceId = record[args.id_field];
-      if (sourceId !== null && sourceId !== undefined) {
-        fields['source_id'] = sourceId;
-        if (!isParquet) observer.see('source_id', kindOfValue(sourceId), url);
-      }
-      if (!args.bare) {
-        for (const k in record) {
-          if (k === args.id_field || k === args.text_field || k === 'id' || k === 'text' || k === 'source_id') continue;
-          const v = record[k];
-          fields[k] = v;
-          if (!isParquet) observer.see(k, kindOfValue(v), url);
-        }
-      }
-      if (strings !== null) {
-        const { names, values } = strings;
-        for (let c = 0; c < names.length; c++) {
-          const column = values[c] as (string | null)[];
-          const v = column[i] as string | null;
-          column[i] = null;
-          const name = names[c] as string;
-          // a null id is no source_id, as for any other input
-          if (name !== 'source_id' || v !== null) fields[name] = v;
-        }
-      }
-      const pending = this.emit(id, utf8, fields);
+      this.copyFields(record, fields);
+      this.observeFields(fields, url);
+      const pending = this.sink.add(id, utf8, fields);
       if (pending !== undefined) {
         this.pending = pending;
         return i + 1;
@@ -381,10 +445,38 @@ class RecordNormalizer {
     }
     return count;
   }
+
+  /** Copies a record's output fields: `source_id` from the id field, then the others unless `bare`. */
+  private copyFields(record: Record<string, unknown>, fields: Record<string, unknown>): void {
+    const sourceId = record[this.idField];
+    if (sourceId !== null && sourceId !== undefined) fields['source_id'] = sourceId;
+    if (this.bare) return;
+    for (const k in record) {
+      if (k === this.idField || k === this.textField || k === 'id' || k === 'text' || k === 'source_id') continue;
+      fields[k] = record[k];
+    }
+  }
+
+  /** Records the kinds of a row-wise record's output fields (a parquet file's come from its schema). */
+  private observeFields(fields: Record<string, unknown>, url: string): void {
+    for (const k in fields) this.observer.see(k, kindOfValue(fields[k]), url);
+  }
 }
 
 // Handled rows are replaced by this in their batch, so the batch does not hold them twice.
 const RELEASED: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** A map task's sink: each record goes to its `id`'s partition of the shuffle, its other fields encoded. */
+class ShuffleRecordSink implements NormalizedRecordSink {
+  constructor(
+    private readonly shuffle: ShuffleWriter,
+    private readonly numShards: number,
+  ) {}
+
+  add(id: string, text: Uint8Array, fields: Record<string, unknown>): Promise<void> | void {
+    return this.shuffle.add(partitionOfHexId(id, this.numShards), { id, text, fields: encodeFields(fields) });
+  }
+}
 
 /**
  * A normalize map task: reads its parts, drops blank texts, builds Marin's record (`id` = xxh3-128 of the
@@ -405,8 +497,6 @@ export const normalizeMapTask = dataflowTask<NormalizeMapArgs, NormalizeMapResul
     sortKey: 'id',
     spillBytes: args.spill_bytes,
   });
-  await forEachNormalizedRecord(args, signal, counters, observer, (id, text, fields) =>
-    shuffle.add(partitionOfHexId(id, args.num_shards), { id, text, fields: encodeFields(fields) }),
-  );
+  await forEachNormalizedRecord(args, signal, counters, observer, new ShuffleRecordSink(shuffle, args.num_shards));
   return { shuffle: await shuffle.close(), counters, columns: [...observer.columns.values()] };
 });

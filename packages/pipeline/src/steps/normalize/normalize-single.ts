@@ -6,9 +6,10 @@ import { partitionOfHexId } from '../../dataflow/partition-of.js';
 import { encodeFields } from '../../dataflow/record-codec.js';
 import { forEachShuffleRecord } from '../../dataflow/shuffle-reader.js';
 import { createShuffleWriter } from '../../dataflow/shuffle-writer.js';
+import type { ShuffleWriter } from '../../dataflow/shuffle-writer.js';
 import { PipelineError } from '../../errors.js';
 import { ColumnObserver, NORMALIZE_COUNTERS, NORMALIZE_SHUFFLE_COLUMNS, forEachNormalizedRecord, initialMapCounters, outputColumns } from './normalize-map.js';
-import type { NormalizeMapArgs } from './normalize-map.js';
+import type { NormalizeMapArgs, NormalizedRecordSink } from './normalize-map.js';
 import type { FlatRecord, NormalizeReduceArgs } from './normalize-reduce.js';
 import { FLAT_RECORD, shardRecordsOf, writeNormalizedShard } from './normalize-reduce.js';
 
@@ -26,6 +27,24 @@ export interface NormalizeSingleArgs extends NormalizeMapArgs {
 export interface NormalizeSingleResult {
   [key: string]: JsonValue;
   counters: Record<string, number>;
+}
+
+/**
+ * A single task's sink: the buffered record is its fields object with the id and the text added (no
+ * field is named either), one object per record held until the sort and none to build when it is written.
+ */
+class FlatRecordSink implements NormalizedRecordSink {
+  constructor(
+    private readonly shuffle: ShuffleWriter,
+    private readonly numShards: number,
+  ) {}
+
+  add(id: string, text: Uint8Array, fields: Record<string, unknown>): Promise<void> | undefined {
+    fields['id'] = id;
+    fields['text'] = text;
+    (fields as FlatRecord)[FLAT_RECORD] = true;
+    return this.shuffle.add(this.numShards === 1 ? 0 : partitionOfHexId(id, this.numShards), fields);
+  }
 }
 
 /**
@@ -53,14 +72,7 @@ export const normalizeSingleTask = dataflowTask<NormalizeSingleArgs, NormalizeSi
       return { id, text, fields: encodeFields(fields) };
     },
   });
-  await forEachNormalizedRecord(args, signal, counters, observer, (id, text, fields) => {
-    // the buffered record is its fields object with the id and the text added (no field is named either):
-    // one object per record held until the sort, and none to build when it is written
-    fields['id'] = id;
-    fields['text'] = text;
-    (fields as FlatRecord)[FLAT_RECORD] = true;
-    return shuffle.add(args.num_shards === 1 ? 0 : partitionOfHexId(id, args.num_shards), fields);
-  });
+  await forEachNormalizedRecord(args, signal, counters, observer, new FlatRecordSink(shuffle, args.num_shards));
   const { output, buffered } = shuffle.closeInMemory();
   if (output.records === 0) {
     throw new PipelineError(
