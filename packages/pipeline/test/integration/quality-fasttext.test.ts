@@ -40,6 +40,19 @@ describe('trainFasttextClassifier()', () => {
     expect(again.skipped).toBe(true);
   }, 120_000);
 
+  it('trains the same model whatever the output path (fastText leaves most of its input matrix to the allocator)', async () => {
+    // paths, environment and what the process freed before decide what a heap block holds; before training had
+    // its allocations zero-filled, several of these directories gave "Encountered NaN" or another model
+    const examples = generateQualityExamples({ seed: 1, count: 2000 });
+    const datasets = ['hq', 'lq'].map((label) => ({ label, records: () => examples.filter((e) => e.label === label) }));
+    const shipped = await readFile(tinyQualityModelPath());
+    for (let n = 1; n <= 8; n++) {
+      const out = join(dir, 'paths', 'p'.repeat(n));
+      const result = await trainFasttextClassifier({ datasets, outputDir: out, python, seed: 0, fasttextArgs: TINY_QUALITY_FASTTEXT_ARGS });
+      expect(await readFile(result.modelPath)).toEqual(shipped);
+    }
+  }, 120_000);
+
   it('samples each dataset with maxSampleSize and refuses a label with a space', async () => {
     const examples = generateQualityExamples({ seed: 4, count: 400 });
     const out = join(dir, 'sampled');

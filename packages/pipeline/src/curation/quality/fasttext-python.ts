@@ -24,6 +24,8 @@ export interface CurationScriptOptions {
   /** A script under `python/curation/`. */
   script: string;
   args: readonly string[];
+  /** Variables added to this process's environment for the script. */
+  env?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
 }
 
@@ -32,7 +34,11 @@ export interface CurationScriptOptions {
  * @throws {PipelineError} PIPELINE_JOB_FAILED with the script's last stderr line in `details.errorLine`
  */
 export async function runCurationScript(options: CurationScriptOptions): Promise<string> {
-  const child = spawn(options.python, [curationScriptPath(options.script), ...options.args], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.signal ? { signal: options.signal } : {}) });
+  const child = spawn(options.python, [curationScriptPath(options.script), ...options.args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -40,6 +40,17 @@ export interface TrainFasttextResult {
 }
 
 /**
+ * The training process's environment. fastText 0.9.3 initializes only the first tenth of its input matrix when it
+ * trains with one thread (`DenseMatrix::uniform` splits the matrix into ten blocks, one per thread) and allocates the
+ * matrix without zeroing it, so the other rows start as whatever the allocator hands out: zeros when the block is
+ * freshly mapped (fastText 0.9.2's matrix was zeroed), the heap's leftovers otherwise. Then the same examples train
+ * another model or fail with "Encountered NaN", depending on the paths, the environment and what the process freed
+ * before. glibc's perturb byte 255 fills every allocation with zeros (and freed memory with 0xff), so the matrix
+ * starts as 0.9.2's did and training is reproducible (the shipped tiny model is what it trains).
+ */
+const FASTTEXT_TRAIN_ENV = { MALLOC_PERTURB_: '255' } as const;
+
+/**
  * Trains a fastText classifier from labelled datasets as Marin's `train_fasttext` does: each dataset's documents are
  * sampled (reservoir or rate, seeded), labelled and merged; the shipped `fasttext_train.py` formats them as
  * `__label__<label> <text>`, holds out `valFrac`, shuffles and runs `train_supervised` with the official bindings. An
@@ -66,6 +77,7 @@ export async function trainFasttextClassifier(options: TrainFasttextOptions): Pr
     python: options.python,
     script: 'fasttext_train.py',
     args: [examples, options.outputDir, String(seed), String(options.valFrac ?? 0.1), JSON.stringify(options.fasttextArgs ?? {})],
+    env: FASTTEXT_TRAIN_ENV,
     ...(options.signal ? { signal: options.signal } : {}),
   }).catch(async (e: unknown) => {
     await rm(modelPath, { force: true });
