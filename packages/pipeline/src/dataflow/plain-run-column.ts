@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { DataReader } from 'hyparquet';
+import type { DataReader, PageHeader } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { PipelineError } from '../errors.js';
 import type { ParquetFile } from '../formats/parquet-file.js';
@@ -74,17 +74,8 @@ function splitPages(chunk: Uint8Array, rows: number): Uint8Array[] {
     const pageEnd = pageStart + header.compressed_page_size;
     if (pageEnd > chunk.byteLength || header.compressed_page_size !== header.uncompressed_page_size) throw new RangeError('page runs past the end of its column chunk');
     reader.offset = pageEnd;
-    let count: number;
-    if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
-      const v2 = header.data_page_header_v2;
-      if (v2.encoding !== 'PLAIN' || v2.num_nulls !== 0 || v2.definition_levels_byte_length + v2.repetition_levels_byte_length !== 0) throw new RangeError(`unexpected ${v2.encoding} data page`);
-      count = v2.num_values;
-    } else if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
-      if (header.data_page_header.encoding !== 'PLAIN') throw new RangeError(`unexpected ${header.data_page_header.encoding} data page`);
-      count = header.data_page_header.num_values;
-    } else {
-      continue;
-    }
+    const count = plainPageValues(header);
+    if (count === null) continue;
     if (n + count > rows) throw new RangeError(`column chunk holds more than its ${rows} values`);
     if (!cutPlainValues(chunk, pageStart, pageEnd, count, values, n)) throw new RangeError('PLAIN value runs past the end of its page');
     n += count;
@@ -205,17 +196,8 @@ export class PlainRunPages {
     if (page.byteLength !== readEnd - pos) throw new RangeError(`column chunk [${pos}, ${readEnd}) runs past the end of the file`);
     this.pos = pageEnd;
     this.tail = pageEnd < readEnd ? page.subarray(pageEnd - pos) : null;
-    let count: number;
-    if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
-      const v2 = header.data_page_header_v2;
-      if (v2.encoding !== 'PLAIN' || v2.num_nulls !== 0 || v2.definition_levels_byte_length + v2.repetition_levels_byte_length !== 0) throw new RangeError(`unexpected ${v2.encoding} data page`);
-      count = v2.num_values;
-    } else if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
-      if (header.data_page_header.encoding !== 'PLAIN') throw new RangeError(`unexpected ${header.data_page_header.encoding} data page`);
-      count = header.data_page_header.num_values;
-    } else {
-      return null;
-    }
+    const count = plainPageValues(header);
+    if (count === null) return null;
     if (count > this.left) throw new RangeError(`column chunk holds more than its ${this.left} remaining values`);
     const values = new Array<Uint8Array>(count);
     if (!cutPlainValues(page, size, size + header.compressed_page_size, count, values, 0)) throw new RangeError('PLAIN value runs past the end of its page');
@@ -251,4 +233,22 @@ function uninitialized(n: number): Uint8Array {
 function allUtf8(values: readonly Uint8Array[]): boolean {
   for (let i = 0; i < values.length; i++) if (!isUtf8(values[i] as Uint8Array)) return false;
   return true;
+}
+
+/**
+ * The number of values of a run's data page (PLAIN, no nulls, no levels: what the run writers write), or null
+ * for a page that holds none (a dictionary or index page).
+ * @throws {RangeError} for a data page of any other encoding or with levels
+ */
+function plainPageValues(header: PageHeader): number | null {
+  if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
+    const v2 = header.data_page_header_v2;
+    if (v2.encoding !== 'PLAIN' || v2.num_nulls !== 0 || v2.definition_levels_byte_length + v2.repetition_levels_byte_length !== 0) throw new RangeError(`unexpected ${v2.encoding} data page`);
+    return v2.num_values;
+  }
+  if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
+    if (header.data_page_header.encoding !== 'PLAIN') throw new RangeError(`unexpected ${header.data_page_header.encoding} data page`);
+    return header.data_page_header.num_values;
+  }
+  return null;
 }
