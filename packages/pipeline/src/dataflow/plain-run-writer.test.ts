@@ -45,6 +45,17 @@ describe('writePlainRun()', () => {
     expect(views.map((v) => decoder.decode(v))).toEqual(texts);
   });
 
+  it('hands a column of short values to the file in pieces, reading back whole across the boundaries', async () => {
+    // ~12 MiB of values under the view threshold: all copied, so handed to the stream every 8 MiB instead of at once
+    const url = join(dir, 'short.parquet');
+    const rows = Array.from({ length: 24_000 }, (_, i) => ({ id: `id-${i}`, text: `${i} ${'s'.repeat(500)}`, fields: '{}' }));
+    await writePlainRun(url, COLUMNS, rows);
+    await using file = await openParquetFile(url);
+    const views = await readPlainRunColumn(file, 0, 'text');
+    expect(views.length).toBe(rows.length);
+    expect(views.every((v, i) => decoder.decode(v) === rows[i]?.text)).toBe(true);
+  });
+
   it('writes columns of only strings, only bytes, and both the same way', async () => {
     const texts = ['short', 'l'.repeat(5000), '', 'ü'.repeat(3000)];
     const read = async (text: (t: string, i: number) => string | Uint8Array): Promise<Record<string, unknown>[]> => {

@@ -16,6 +16,8 @@ const PAGE_BYTES = 1 << 20;
 const VIEW_BYTES = 1024;
 /** The staging buffer of small values, lengths and headers. */
 const STAGING_BYTES = 256 * 1024;
+/** Copied (staged) bytes handed to the stream at the next page boundary, so a run of short values is never copied whole. */
+const FLUSH_BYTES = 8 * 1024 * 1024;
 
 /**
  * True when {@link writePlainRun} can write rows of `columns`: every column a non-nullable string (how
@@ -60,7 +62,7 @@ export async function writePlainRun(
     let groupBytes = 0;
     for (let c = 0; c < columns.length; c++) {
       const start = out.offset;
-      writeColumnPages(out, values[c] as StringColumn);
+      await writeColumnPages(out, values[c] as StringColumn);
       const size = out.offset - start;
       groupBytes += size;
       chunks.push({
@@ -131,8 +133,11 @@ function columnValues(rows: readonly Record<string, unknown>[], name: string, ur
   return { values, lengths };
 }
 
-/** Writes a column's values as PLAIN data pages v2 (each page's values until it reaches PAGE_BYTES). */
-function writeColumnPages(out: RunBytes, column: StringColumn): void {
+/**
+ * Writes a column's values as PLAIN data pages v2 (each page's values until it reaches PAGE_BYTES), handing
+ * the pieces to the stream whenever FLUSH_BYTES have been copied, so memory stays the caller's rows plus a few MiB.
+ */
+async function writeColumnPages(out: RunBytes, column: StringColumn): Promise<void> {
   const { values, lengths } = column;
   let first = 0;
   while (first < values.length) {
@@ -157,6 +162,7 @@ function writeColumnPages(out: RunBytes, column: StringColumn): void {
     );
     out.values(values, lengths, first, end);
     first = end;
+    if (out.staged >= FLUSH_BYTES) await out.flush();
   }
 }
 
@@ -166,6 +172,8 @@ function writeColumnPages(out: RunBytes, column: StringColumn): void {
  */
 class RunBytes {
   offset = 0;
+  /** Bytes copied into staging segments since the last flush. */
+  staged = 0;
   private staging = Buffer.allocUnsafeSlow(STAGING_BYTES);
   private at = 0;
   private segmentStart = 0;
@@ -216,6 +224,7 @@ class RunBytes {
   /** Hands the pieces so far to the stream, waiting while its buffer is full. */
   async flush(): Promise<void> {
     this.cut();
+    this.staged = 0;
     const pieces = this.pieces;
     this.pieces = emptyObjectArray<Uint8Array>();
     let next = 0;
@@ -226,7 +235,10 @@ class RunBytes {
   }
 
   private cut(): void {
-    if (this.at > this.segmentStart) this.pieces.push(this.staging.subarray(this.segmentStart, this.at));
+    if (this.at > this.segmentStart) {
+      this.pieces.push(this.staging.subarray(this.segmentStart, this.at));
+      this.staged += this.at - this.segmentStart;
+    }
     this.segmentStart = this.at;
   }
 
