@@ -9,11 +9,15 @@
 // `--spill-mb N` sets `spill_bytes` (the single task spills past it).
 // `--input DIR` keeps the generated input in DIR (generated there when missing) for later runs, so a
 // `node --cpu-prof` run of `--only ours` profiles normalize, not the generator.
+// Last, it measures what this machine's page cache charges a process for writing (CPU s per GiB written to a
+// fresh file): the shuffle writes and reads back about the input's text once, so that figure is most of what
+// the shuffle path costs over one task. It is measured after both pipelines, so neither reuses its pages.
 //
 //   node --conditions=@marin/source --import tsx packages/pipeline/bench/normalize.ts [--mb 100] [--only ours|datatrove] [--map-task-mb N] [--spill-mb N] [--input DIR]
 //
 // Needs the curation oracle environment (node tools/python-env/python-env.mjs packages/pipeline/python/curation.lock).
 import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +27,23 @@ import { idHashBackend } from '../src/steps/normalize/normalize-record.js';
 import { normalizeToParquet } from '../src/steps/normalize/normalize.js';
 import { curationPython } from '../test/helpers/curation-python.js';
 import { generateDocuments } from './synthetic-documents.js';
+
+/** CPU seconds this process spends per GiB written to a fresh file in `dir` (8 MiB writes, no fsync); the file is removed. */
+async function pageCacheWriteCost(dir: string): Promise<number> {
+  const block = Buffer.alloc(8 * 1024 * 1024, 0x61);
+  const blocks = 64; // 512 MiB
+  const path = join(dir, 'page-cache-probe');
+  const cpu0 = process.cpuUsage();
+  const fd = openSync(path, 'w');
+  try {
+    for (let i = 0; i < blocks; i++) writeSync(fd, block);
+  } finally {
+    closeSync(fd);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  await rm(path);
+  return (cpu.user + cpu.system) / 1e6 / ((blocks * block.byteLength) / 2 ** 30);
+}
 
 /** Writes the benchmark's input: two parquet (zstd) files of synthetic documents, 10 % of them exact duplicates. */
 async function writeInputs(dir: string, mb: number): Promise<{ count: number; mb: number }> {
@@ -98,6 +119,7 @@ try {
     );
     if (oursPerCpuSecond !== null) console.log(`normalize / datatrove: ${(oursPerCpuSecond / dtPerCpuSecond).toFixed(2)}x documents per CPU-second`);
   }
+  console.log(`page cache: ${(await pageCacheWriteCost(dir)).toFixed(2)} CPU s per GiB written to a fresh file on this machine`);
   console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
